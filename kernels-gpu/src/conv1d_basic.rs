@@ -1,0 +1,23 @@
+//! 1D basic (textbook Fig. 7.6): one thread per output, mask passed as a pointer.
+use crate::device::*;
+
+/// `P[i] = Σ_j N[i - r + j] · M[j]`, ghost cells 0.
+///
+/// # Safety
+/// `n` and `p` hold `len` floats, `m` holds `2r+1`; `len + 2r < 2^32`.
+#[no_mangle]
+pub unsafe extern "gpu-kernel" fn conv1d_basic(n: *const f32, m: *const f32, p: *mut f32, radius: u32, len: u32) {
+    let i = block_x() * block_dim_x() + thread_x();
+    if i >= len {
+        return;
+    }
+    let mut acc = 0.0f32;
+    for j in 0..2 * radius + 1 {
+        // k = i - r + j; ghost cells (k < 0 wraps high, or k >= len) contribute 0.
+        let k = (i + j).wrapping_sub(radius);
+        if k < len {
+            acc += *n.add(k as usize) * *m.add(j as usize);
+        }
+    }
+    *p.add(i as usize) = acc;
+}

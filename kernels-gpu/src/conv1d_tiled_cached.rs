@@ -1,0 +1,34 @@
+//! 1D tiled, halos through the cache (textbook Fig. 7.13): only the block's own cells go
+//! to shared memory; halo cells were loaded by neighbouring blocks and are likely in L2.
+use crate::device::*;
+
+/// Launch with `B * 4` bytes of dynamic shared memory.
+///
+/// # Safety
+/// `n` and `p` hold `len` floats; `MASK_1D` holds `2r+1` taps; `len + 2r < 2^32`.
+#[no_mangle]
+pub unsafe extern "gpu-kernel" fn conv1d_tiled_cached(n: *const f32, p: *mut f32, radius: u32, len: u32) {
+    let s = shared_f32();
+    let (t, b) = (thread_x(), block_dim_x());
+    let start = block_x() * b;
+    let i = start + t;
+    *s.add(t as usize) = if i < len { *n.add(i as usize) } else { 0.0 };
+    sync_threads();
+    if i >= len {
+        return;
+    }
+    let mut acc = 0.0f32;
+    for j in 0..2 * radius + 1 {
+        let k = (i + j).wrapping_sub(radius);
+        if k < len {
+            // Inside this block's tile: shared memory; else global (cached).
+            let v = if k.wrapping_sub(start) < b {
+                *s.add((k - start) as usize)
+            } else {
+                *n.add(k as usize)
+            };
+            acc += v * Mask1d::get(j);
+        }
+    }
+    *p.add(i as usize) = acc;
+}

@@ -1,0 +1,133 @@
+//! The project's own cuda_std: indices, barrier, shared memory and `.const` masks.
+//!
+//! This is the only module with intrinsics and inline PTX; kernels read like the
+//! textbook's pseudo-code on top of it.
+use core::arch::nvptx;
+
+/// `threadIdx.x`
+#[inline(always)]
+pub fn thread_x() -> u32 {
+    // SAFETY: reads a special register; always defined inside a kernel.
+    unsafe { nvptx::_thread_idx_x() as u32 }
+}
+/// `threadIdx.y`
+#[inline(always)]
+pub fn thread_y() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_thread_idx_y() as u32 }
+}
+/// `threadIdx.z`
+#[inline(always)]
+pub fn thread_z() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_thread_idx_z() as u32 }
+}
+/// `blockIdx.x`
+#[inline(always)]
+pub fn block_x() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_block_idx_x() as u32 }
+}
+/// `blockIdx.y`
+#[inline(always)]
+pub fn block_y() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_block_idx_y() as u32 }
+}
+/// `blockIdx.z`
+#[inline(always)]
+pub fn block_z() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_block_idx_z() as u32 }
+}
+/// `blockDim.x`
+#[inline(always)]
+pub fn block_dim_x() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_block_dim_x() as u32 }
+}
+/// `blockDim.y`
+#[inline(always)]
+pub fn block_dim_y() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_block_dim_y() as u32 }
+}
+/// `blockDim.z`
+#[inline(always)]
+pub fn block_dim_z() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_block_dim_z() as u32 }
+}
+
+/// `__syncthreads()`: every thread of the block must reach it.
+#[inline(always)]
+pub fn sync_threads() {
+    // SAFETY: a barrier; callers keep it out of divergent code.
+    unsafe { nvptx::_syncthreads() }
+}
+
+/// The block's dynamic shared memory (`extern __shared__ float s[]`), sized by the launch.
+#[inline(always)]
+pub fn shared_f32() -> *mut f32 {
+    core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<f32>()
+}
+
+// The `__constant__` masks: real PTX `.const` symbols, filled by the host through
+// cuModuleGetGlobal (the textbook's cudaMemcpyToSymbol). Together they stay well
+// under the 64 KiB constant bank; the sizes fix each dimension's largest radius.
+core::arch::global_asm!(
+    ".const .align 16 .f32 MASK_1D[4095];",
+    ".const .align 16 .f32 MASK_2D[3969];",
+    ".const .align 16 .f32 MASK_3D[3375];",
+);
+
+/// Largest radius whose `2r+1` taps fit in `MASK_1D`.
+pub const MAX_RADIUS_1D: usize = 2047;
+/// Largest radius whose `(2r+1)^2` taps fit in `MASK_2D`.
+pub const MAX_RADIUS_2D: usize = 31;
+/// Largest radius whose `(2r+1)^3` taps fit in `MASK_3D`.
+pub const MAX_RADIUS_3D: usize = 7;
+
+macro_rules! const_mask {
+    ($name:ident, $sym:literal) => {
+        /// A typed view of one `.const` mask symbol; reads compile to `ld.const.f32`.
+        pub struct $name;
+        impl $name {
+            /// Tap `i`, with a run-time index.
+            #[inline(always)]
+            pub fn get(i: u32) -> f32 {
+                let v: f32;
+                // SAFETY: `ld.const` from the module's own symbol; the host checks the
+                // radius so `i` stays inside it. Pure: the mask is fixed during a launch.
+                unsafe {
+                    core::arch::asm!(
+                        concat!("{{ .reg .u64 a; mov.u64 a, ", $sym, "; add.u64 a, a, {o}; ld.const.f32 {v}, [a]; }}"),
+                        v = out(reg32) v,
+                        o = in(reg64) (i as u64) * 4,
+                        options(pure, readonly, nostack, preserves_flags)
+                    );
+                }
+                v
+            }
+            /// Tap `I`, with a compile-time index: an immediate address, which ptxas
+            /// folds straight into the FFMA's constant-bank operand.
+            #[inline(always)]
+            pub fn at<const I: usize>() -> f32 {
+                let v: f32;
+                // SAFETY: as `get`; the offset is a constant inside the symbol.
+                unsafe {
+                    core::arch::asm!(
+                        concat!("ld.const.f32 {v}, [", $sym, "+{o}];"),
+                        v = out(reg32) v,
+                        o = const I * 4,
+                        options(pure, readonly, nostack, preserves_flags)
+                    );
+                }
+                v
+            }
+        }
+    };
+}
+const_mask!(Mask1d, "MASK_1D");
+const_mask!(Mask2d, "MASK_2D");
+const_mask!(Mask3d, "MASK_3D");
