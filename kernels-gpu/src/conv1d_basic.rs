@@ -16,7 +16,7 @@ pub unsafe extern "gpu-kernel" fn conv1d_basic(n: *const f32, m: *const f32, p: 
         // k = i - r + j; ghost cells (k < 0 wraps high, or k >= len) contribute 0.
         let k = (i + j).wrapping_sub(radius);
         if k < len {
-            acc += *n.add(k as usize) * *m.add(j as usize);
+            acc = fma(*n.add(k as usize), *m.add(j as usize), acc);
         }
     }
     *p.add(i as usize) = acc;

@@ -16,7 +16,7 @@ pub unsafe extern "gpu-kernel" fn conv1d_const(n: *const f32, p: *mut f32, radiu
     for j in 0..2 * radius + 1 {
         let k = (i + j).wrapping_sub(radius);
         if k < len {
-            acc += *n.add(k as usize) * Mask1d::get(j);
+            acc = fma(*n.add(k as usize), Mask1d::get(j), acc);
         }
     }
     *p.add(i as usize) = acc;

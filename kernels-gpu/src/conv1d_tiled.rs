@@ -27,7 +27,7 @@ pub unsafe extern "gpu-kernel" fn conv1d_tiled(n: *const f32, p: *mut f32, radiu
     if i < len {
         let mut acc = 0.0f32;
         for j in 0..2 * radius + 1 {
-            acc += *s.add((t + j) as usize) * Mask1d::get(j);
+            acc = fma(*s.add((t + j) as usize), Mask1d::get(j), acc);
         }
         *p.add(i as usize) = acc;
     }

@@ -27,7 +27,7 @@ pub unsafe extern "gpu-kernel" fn conv1d_tiled_cached(n: *const f32, p: *mut f32
             } else {
                 *n.add(k as usize)
             };
-            acc += v * Mask1d::get(j);
+            acc = fma(v, Mask1d::get(j), acc);
         }
     }
     *p.add(i as usize) = acc;

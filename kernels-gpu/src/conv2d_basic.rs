@@ -19,7 +19,7 @@ pub unsafe extern "gpu-kernel" fn conv2d_basic(n: *const f32, m: *const f32, p: 
             // Negative coordinates wrap high and fail the bounds test: ghost cells are 0.
             let (ir, ic) = ((row + fr).wrapping_sub(radius), (col + fc).wrapping_sub(radius));
             if ir < h && ic < w {
-                acc += *m.add((fr * k + fc) as usize) * *n.add((ir * w + ic) as usize);
+                acc = fma(*m.add((fr * k + fc) as usize), *n.add((ir * w + ic) as usize), acc);
             }
         }
     }

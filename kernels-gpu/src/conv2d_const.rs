@@ -18,7 +18,7 @@ pub unsafe extern "gpu-kernel" fn conv2d_const(n: *const f32, p: *mut f32, radiu
         for fc in 0..k {
             let (ir, ic) = ((row + fr).wrapping_sub(radius), (col + fc).wrapping_sub(radius));
             if ir < h && ic < w {
-                acc += Mask2d::get(fr * k + fc) * *n.add((ir * w + ic) as usize);
+                acc = fma(Mask2d::get(fr * k + fc), *n.add((ir * w + ic) as usize), acc);
             }
         }
     }

@@ -38,7 +38,7 @@ pub unsafe extern "gpu-kernel" fn conv2d_tiled_cached(n: *const f32, p: *mut f32
                     0.0
                 }
             };
-            acc += Mask2d::get(fr * k + fc) * v;
+            acc = fma(Mask2d::get(fr * k + fc), v, acc);
         }
     }
     *p.add((row * w + col) as usize) = acc;

@@ -26,7 +26,11 @@ pub unsafe extern "gpu-kernel" fn conv2d_tiled_in(n: *const f32, p: *mut f32, ra
         let mut acc = 0.0f32;
         for fr in 0..k {
             for fc in 0..k {
-                acc += Mask2d::get(fr * k + fc) * *s.add(((tr + fr) * tile_in + tc + fc) as usize);
+                acc = fma(
+                    Mask2d::get(fr * k + fc),
+                    *s.add(((tr + fr) * tile_in + tc + fc) as usize),
+                    acc,
+                );
             }
         }
         *p.add((row * w + col) as usize) = acc;

@@ -69,7 +69,74 @@ pub fn sync_threads() {
 /// The block's dynamic shared memory (`extern __shared__ float s[]`), sized by the launch.
 #[inline(always)]
 pub fn shared_f32() -> *mut f32 {
-    core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<f32>()
+    core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<F4>() as *mut f32
+}
+
+/// `a·b + c` with one rounding (`fma.rn.f32`, FFMA). Rust never contracts `a*b + c` on
+/// its own, and PTX `mul.rn`/`add.rn` forbid ptxas from fusing them; nvcc fuses by
+/// default, so the textbook kernels use this too to stay the CUDA C++ peers' twins.
+#[inline(always)]
+pub fn fma(a: f32, b: f32, c: f32) -> f32 {
+    core::intrinsics::fmaf32(a, b, c)
+}
+
+/// Four floats, 16-byte aligned: one `ld/st.v4.f32` (LDG.128/LDS.128 in SASS).
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+pub struct F4(pub [f32; 4]);
+
+/// Loads 16 aligned bytes of read-only global memory through the non-coherent
+/// (texture) path, `ld.global.nc.v4.f32`: rustc cannot mark a pointer `__restrict__`, so
+/// LLVM would not choose `.nc` by itself.
+///
+/// # Safety
+/// `p` is 16-byte aligned, points to 4 readable floats not written during the kernel.
+#[inline(always)]
+pub unsafe fn load_nc_f4(p: *const f32) -> F4 {
+    let (a, b, c, d): (f32, f32, f32, f32);
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!(
+            "ld.global.nc.v4.f32 {{{a}, {b}, {c}, {d}}}, [{p}];",
+            a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+            p = in(reg64) p,
+            options(pure, readonly, nostack, preserves_flags)
+        );
+    }
+    F4([a, b, c, d])
+}
+
+/// Stores 16 aligned bytes with one `st.global.v4.f32` (LLVM otherwise may split a store
+/// that it merges with an edge path's scalar stores).
+///
+/// # Safety
+/// `p` is 16-byte aligned and points to 4 writable floats.
+#[inline(always)]
+pub unsafe fn store_f4(p: *mut f32, v: F4) {
+    let [a, b, c, d] = v.0;
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!(
+            "st.global.v4.f32 [{p}], {{{a}, {b}, {c}, {d}}};",
+            p = in(reg64) p, a = in(reg32) a, b = in(reg32) b, c = in(reg32) c, d = in(reg32) d,
+            options(nostack, preserves_flags)
+        );
+    }
+}
+
+/// Loads one read-only float through the non-coherent path (`ld.global.nc.f32`).
+///
+/// # Safety
+/// `p` points to a readable float not written during the kernel.
+#[inline(always)]
+pub unsafe fn load_nc(p: *const f32) -> f32 {
+    let v: f32;
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!("ld.global.nc.f32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
+            options(pure, readonly, nostack, preserves_flags));
+    }
+    v
 }
 
 // The `__constant__` masks: real PTX `.const` symbols, filled by the host through
@@ -98,13 +165,16 @@ macro_rules! const_mask {
             pub fn get(i: u32) -> f32 {
                 let v: f32;
                 // SAFETY: `ld.const` from the module's own symbol; the host checks the
-                // radius so `i` stays inside it. Pure: the mask is fixed during a launch.
+                // radius so `i` stays inside it.
                 unsafe {
                     core::arch::asm!(
                         concat!("{{ .reg .u64 a; mov.u64 a, ", $sym, "; add.u64 a, a, {o}; ld.const.f32 {v}, [a]; }}"),
                         v = out(reg32) v,
                         o = in(reg64) (i as u64) * 4,
-                        options(pure, readonly, nostack, preserves_flags)
+                        // Not `pure`: LLVM would hoist and CSE every tap into a register
+                        // (255 registers and spills at r = 8); left in place, ptxas folds
+                        // each load into its FFMA as a constant-bank operand.
+                        options(readonly, nostack, preserves_flags)
                     );
                 }
                 v
@@ -120,7 +190,7 @@ macro_rules! const_mask {
                         concat!("ld.const.f32 {v}, [", $sym, "+{o}];"),
                         v = out(reg32) v,
                         o = const I * 4,
-                        options(pure, readonly, nostack, preserves_flags)
+                        options(readonly, nostack, preserves_flags)
                     );
                 }
                 v

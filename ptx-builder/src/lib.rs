@@ -94,7 +94,13 @@ pub fn build(opts: &BuildOptions) -> Result<String, Error> {
     let out = opts.out_file.to_string_lossy().into_owned();
     cmd.current_dir(&opts.crate_dir)
         // target-cpu for every crate, core included, or rustc refuses the ABI mismatch.
-        .env("RUSTFLAGS", format!("-C target-cpu={}", opts.arch))
+        // The unroll threshold stands in for CUDA's `#pragma unroll`: the fast kernels'
+        // register-blocked loops must unroll fully, or their accumulator arrays go to
+        // local memory (loops with run-time trip counts are not affected).
+        .env(
+            "RUSTFLAGS",
+            format!("-C target-cpu={} -C llvm-args=-unroll-threshold=20000", opts.arch),
+        )
         .env("CARGO_TARGET_DIR", &opts.target_dir)
         .args([
             "rustc",
