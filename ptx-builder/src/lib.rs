@@ -22,6 +22,54 @@ pub const MASK_2D: (&str, usize) = ("MASK_2D", 3969);
 /// 3D mask symbol: 15x15x15 taps, radius up to 7.
 pub const MASK_3D: (&str, usize) = ("MASK_3D", 3375);
 
+/// Kernel families whose PTX entry name is the family name itself. Add a new
+/// single-entry kernel here (one place) and `cargo xtask ptx` starts requiring it.
+pub const SINGLE_ENTRIES: &[&str] = &[
+    "conv1d_basic",
+    "conv1d_const",
+    "conv1d_tiled",
+    "conv1d_tiled_cached",
+    "conv2d_basic",
+    "conv2d_const",
+    "conv2d_tiled_in",
+    "conv2d_tiled_cached",
+];
+
+/// Kernel families instantiated once per compile-time radius: `(prefix, max radius)`
+/// gives entries `<prefix>_r0 ..= <prefix>_r<max>`.
+pub const RADIUS_FAMILIES: &[(&str, usize)] = &[("conv1d_fast", 16), ("conv2d_fast", 8)];
+
+/// Every `.entry` the PTX module must contain, built from [`SINGLE_ENTRIES`] and
+/// [`RADIUS_FAMILIES`]. Lives here, not in the host crate, so GPU-free tools (xtask)
+/// can check the PTX without linking libcuda.
+pub fn expected_entries() -> Vec<String> {
+    let mut out: Vec<String> = SINGLE_ENTRIES.iter().map(|s| s.to_string()).collect();
+    for (prefix, max_r) in RADIUS_FAMILIES {
+        out.extend((0..=*max_r).map(|r| format!("{prefix}_r{r}")));
+    }
+    out
+}
+
+/// The `.entry` names in `ptx` that are not in `expected`: allowed (someone may have added
+/// a kernel), but worth reporting.
+pub fn extra_entries<'a>(ptx: &'a str, expected: &[&str]) -> Vec<&'a str> {
+    entries(ptx).into_iter().filter(|e| !expected.contains(e)).collect()
+}
+
+/// The `.const` symbols declared in a PTX module, as `(name, declaration)`.
+pub fn const_symbols(ptx: &str) -> Vec<(&str, &str)> {
+    ptx.lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with(".const ") || l.starts_with(".global .const ") || l.starts_with(".visible .const "))
+        .filter_map(|l| {
+            let decl = l.trim_end_matches(';');
+            let last = decl.split_whitespace().last()?;
+            let name = last.split(['[', '=']).next()?.trim();
+            (!name.is_empty()).then_some((name, l))
+        })
+        .collect()
+}
+
 /// Where a build reads from and writes to.
 #[derive(Clone, Debug)]
 pub struct BuildOptions {
@@ -158,6 +206,29 @@ mod tests {
 
     const SAMPLE: &str = ".const .align 16 .f32 MASK_1D[4095];\n.const .align 16 .f32 MASK_2D[3969];\n\
         .const .align 16 .f32 MASK_3D[3375];\n.visible .entry k1(\n.visible .entry k2(\n";
+
+    #[test]
+    fn expected_entries_cover_every_family() {
+        let e = expected_entries();
+        assert_eq!(e.len(), 8 + 17 + 9);
+        for name in [
+            "conv1d_basic",
+            "conv2d_tiled_in",
+            "conv1d_fast_r0",
+            "conv1d_fast_r16",
+            "conv2d_fast_r8",
+        ] {
+            assert!(e.iter().any(|x| x == name), "{name}");
+        }
+        assert!(!e.iter().any(|x| x == "conv2d_fast_r9"));
+    }
+
+    #[test]
+    fn reports_extra_entries_and_const_symbols() {
+        assert_eq!(extra_entries(SAMPLE, &["k1"]), vec!["k2"]);
+        let names: Vec<_> = const_symbols(SAMPLE).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, vec!["MASK_1D", "MASK_2D", "MASK_3D"]);
+    }
 
     #[test]
     fn finds_entries() {
