@@ -83,10 +83,17 @@ impl Gpu {
         // SAFETY (every launch below): argument lists match the kernels' signatures in
         // kernels-gpu; n and p hold w*h floats, the mask holds (2r+1)^2 taps; device
         // memory is freed only by cuMemFree on drop, which waits for pending kernels.
+        // The `_r{R}` entries of the textbook kernels have the radius compiled in and drop
+        // that argument, like the fast ones.
+        let with_r = v.entry_takes_radius(radius);
         match v {
             Variant::Conv2dBasic => {
                 let m = self.global_mask(&taps)?;
-                unsafe { self.launch(&v.entry(radius), shape, kernel_args![n, m, p, r, w, h])? }
+                if with_r {
+                    unsafe { self.launch(&v.entry(radius), shape, kernel_args![n, m, p, r, w, h])? }
+                } else {
+                    unsafe { self.launch(&v.entry(radius), shape, kernel_args![n, m, p, w, h])? }
+                }
             }
             Variant::Conv2dFast => {
                 self.set_const_mask(ConstMask::Mask2d, &taps)?;
@@ -94,7 +101,11 @@ impl Gpu {
             }
             _ => {
                 self.set_const_mask(ConstMask::Mask2d, &taps)?;
-                unsafe { self.launch(&v.entry(radius), shape, kernel_args![n, p, r, w, h])? }
+                if with_r {
+                    unsafe { self.launch(&v.entry(radius), shape, kernel_args![n, p, r, w, h])? }
+                } else {
+                    unsafe { self.launch(&v.entry(radius), shape, kernel_args![n, p, w, h])? }
+                }
             }
         }
         Ok(v)

@@ -7,6 +7,9 @@ use ptx_builder::{MASK_1D, MASK_2D};
 pub const FAST_1D_RADII: std::ops::RangeInclusive<usize> = 0..=16;
 /// Radii with a compiled `conv2d_fast_r{R}` entry.
 pub const FAST_2D_RADII: std::ops::RangeInclusive<usize> = 0..=8;
+/// Radii with compiled compile-time-radius entries `conv2d_{basic,const,tiled_in,tiled_cached}_r{R}`
+/// (the CUDA C++ twins' `template <int R>`, MAXR = 8); other radii use the run-time entry.
+pub const TEXTBOOK_2D_RADII: std::ops::RangeInclusive<usize> = 0..=8;
 
 /// Which kernel runs a convolution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -78,22 +81,40 @@ impl Variant {
             .find(|v| v.name() == s)
     }
 
-    /// The PTX entry point for this variant at `radius` (fast variants have one per radius).
+    /// The PTX entry point for this variant at `radius` (fast variants have one per radius;
+    /// the 2D textbook variants one per radius in [`TEXTBOOK_2D_RADII`], else the run-time one).
     pub fn entry(self, radius: usize) -> String {
         match self {
             Variant::Conv1dFast | Variant::Conv2dFast => format!("{}_r{radius}", self.name()),
+            v if v.has_radius_entries() && TEXTBOOK_2D_RADII.contains(&radius) => {
+                format!("{}_r{radius}", v.name())
+            }
             v => v.name().to_string(),
         }
     }
 
+    /// Whether [`Variant::entry`]`(radius)` of a textbook variant takes the radius as an
+    /// argument (the run-time-radius entries) or has it compiled in (the `_r{R}` ones).
+    pub fn entry_takes_radius(self, radius: usize) -> bool {
+        !self.is_fast() && !(self.has_radius_entries() && TEXTBOOK_2D_RADII.contains(&radius))
+    }
+
+    /// Textbook variants compiled once per radius of [`TEXTBOOK_2D_RADII`] besides their
+    /// run-time-radius entry.
+    fn has_radius_entries(self) -> bool {
+        matches!(
+            self,
+            Variant::Conv2dBasic | Variant::Conv2dConst | Variant::Conv2dTiledIn | Variant::Conv2dTiledCached
+        )
+    }
+
     /// Every PTX entry point the host may launch: what `ptx_builder::check` expects.
     pub fn all_entries() -> Vec<String> {
-        let mut e: Vec<String> = Self::ALL_1D
-            .iter()
-            .chain(Self::ALL_2D.iter())
-            .filter(|v| !v.is_fast())
-            .map(|v| v.entry(0))
-            .collect();
+        let textbook = Self::ALL_1D.iter().chain(Self::ALL_2D.iter()).filter(|v| !v.is_fast());
+        let mut e: Vec<String> = textbook.clone().map(|v| v.name().to_string()).collect();
+        for v in textbook.filter(|v| v.has_radius_entries()) {
+            e.extend(TEXTBOOK_2D_RADII.map(|r| v.entry(r)));
+        }
         e.extend(FAST_1D_RADII.map(|r| Variant::Conv1dFast.entry(r)));
         e.extend(FAST_2D_RADII.map(|r| Variant::Conv2dFast.entry(r)));
         e
@@ -195,5 +216,31 @@ mod tests {
         assert_eq!(Variant::Auto.resolve(1, 2).unwrap(), Variant::Conv1dFast);
         assert_eq!(Variant::Auto.resolve(2, 20).unwrap(), Variant::Conv2dTiledCached);
         assert_eq!(Variant::Auto.resolve(2, 40).unwrap(), Variant::Conv2dBasic);
+    }
+
+    #[test]
+    fn textbook_2d_entries_per_radius() {
+        assert_eq!(Variant::Conv2dConst.entry(3), "conv2d_const_r3");
+        assert!(!Variant::Conv2dConst.entry_takes_radius(3));
+        assert_eq!(Variant::Conv2dTiledIn.entry(12), "conv2d_tiled_in");
+        assert!(Variant::Conv2dTiledIn.entry_takes_radius(12));
+        assert_eq!(Variant::Conv2dBasic.entry(0), "conv2d_basic_r0");
+        assert_eq!(Variant::Conv1dTiled.entry(3), "conv1d_tiled");
+        assert!(Variant::Conv1dTiled.entry_takes_radius(3));
+        let all = Variant::all_entries();
+        for e in [
+            "conv2d_basic",
+            "conv2d_tiled_cached",
+            "conv2d_tiled_cached_r8",
+            "conv2d_basic_r1",
+            "conv1d_fast_r16",
+        ] {
+            assert!(all.iter().any(|x| x == e), "{e}");
+        }
+        assert!(!all.iter().any(|x| x == "conv2d_const_r9"));
+        let mut dedup = all.clone();
+        dedup.sort();
+        dedup.dedup();
+        assert_eq!(dedup.len(), all.len());
     }
 }

@@ -11,12 +11,16 @@ pub unsafe extern "gpu-kernel" fn conv1d_basic(n: *const f32, m: *const f32, p: 
     if i >= len {
         return;
     }
+    // &N[i - r]: the taps walk a pointer (64-bit, may point before N; only in-bounds
+    // cells are read), as nvcc's `N[s + j]`; a 32-bit index would need its own
+    // zero-extension and wide multiply per tap.
+    let first = n.wrapping_add(i as usize).wrapping_sub(radius as usize);
     let mut acc = 0.0f32;
     for j in 0..2 * radius + 1 {
         // k = i - r + j; ghost cells (k < 0 wraps high, or k >= len) contribute 0.
         let k = (i + j).wrapping_sub(radius);
         if k < len {
-            acc = fma(*n.add(k as usize), *m.add(j as usize), acc);
+            acc = fma(*first.wrapping_add(j as usize), *m.add(j as usize), acc);
         }
     }
     *p.add(i as usize) = acc;

@@ -12,11 +12,13 @@ pub unsafe extern "gpu-kernel" fn conv1d_const(n: *const f32, p: *mut f32, radiu
     if i >= len {
         return;
     }
+    // &N[i - r], walked by pointer as in `conv1d_basic`.
+    let first = n.wrapping_add(i as usize).wrapping_sub(radius as usize);
     let mut acc = 0.0f32;
     for j in 0..2 * radius + 1 {
         let k = (i + j).wrapping_sub(radius);
         if k < len {
-            acc = fma(*n.add(k as usize), Mask1d::get(j), acc);
+            acc = fma(*first.wrapping_add(j as usize), Mask1d::get(j), acc);
         }
     }
     *p.add(i as usize) = acc;

@@ -6,28 +6,45 @@ use crate::device::*;
 /// Launch with `(B + 2r) * 4` bytes of dynamic shared memory.
 ///
 /// # Safety
-/// `n` and `p` hold `len` floats; `MASK_1D` holds `2r+1` taps; shared memory as above.
+/// `n` and `p` hold `len` floats; `MASK_1D` holds `2r+1` taps; shared memory as above;
+/// `len + B + 2r < 2^32`.
 #[no_mangle]
 pub unsafe extern "gpu-kernel" fn conv1d_tiled(n: *const f32, p: *mut f32, radius: u32, len: u32) {
     let s = shared_f32();
     let (t, b) = (thread_x(), block_dim_x());
     let start = block_x() * b;
-    let load = |k: u32| if k < len { *n.add(k as usize) } else { 0.0 };
-    // Halos: the textbook gives them to the last/first r threads; a strided loop lets
-    // r exceed the block size.
-    let mut h = t;
-    while h < radius {
-        *s.add(h as usize) = load((start + h).wrapping_sub(radius));
-        *s.add((radius + b + h) as usize) = load(start + b + h);
-        h += b;
-    }
-    *s.add((radius + t) as usize) = load(start + t);
-    sync_threads();
     let i = start + t;
+    // Ghost cells (negative indices wrap high, or past the end) load 0.
+    let load = |k: u32| if k < len { *n.add(k as usize) } else { 0.0 };
+    if radius <= b {
+        // As the textbook (and the CUDA C++ twin): the block's last r threads load the
+        // left halo (their cell one block back), its first r threads the right halo.
+        if t >= b - radius {
+            *s.add((t - (b - radius)) as usize) = load(i.wrapping_sub(b));
+        }
+        *s.add((radius + t) as usize) = load(i);
+        if t < radius {
+            *s.add((radius + b + t) as usize) = load(i + b);
+        }
+    } else {
+        // r exceeds the block (up to 2047 with 1024 threads): a strided loop.
+        let mut h = t;
+        while h < radius {
+            *s.add(h as usize) = load((start + h).wrapping_sub(radius));
+            *s.add((radius + b + h) as usize) = load(start + b + h);
+            h += b;
+        }
+        *s.add((radius + t) as usize) = load(i);
+    }
+    sync_threads();
     if i < len {
+        // s[t + j] by pointer: the unrolled taps become immediate offsets (`[R+4k]`),
+        // as nvcc's 32-bit shared addresses; a 32-bit index needs an add, a shift and
+        // an extension per tap.
+        let window = s.add(t as usize);
         let mut acc = 0.0f32;
         for j in 0..2 * radius + 1 {
-            acc = fma(*s.add((t + j) as usize), Mask1d::get(j), acc);
+            acc = fma(*window.add(j as usize), Mask1d::get(j), acc);
         }
         *p.add(i as usize) = acc;
     }

@@ -17,15 +17,22 @@ pub unsafe extern "gpu-kernel" fn conv1d_tiled_cached(n: *const f32, p: *mut f32
     if i >= len {
         return;
     }
+    // &s[t - r] and &N[i - r], walked by pointer (taps at immediate offsets); either may
+    // point outside its array, only in-bounds cells are read.
+    let (first_s, first_n) = (
+        s.wrapping_add(t as usize).wrapping_sub(radius as usize),
+        n.wrapping_add(i as usize).wrapping_sub(radius as usize),
+    );
     let mut acc = 0.0f32;
     for j in 0..2 * radius + 1 {
         let k = (i + j).wrapping_sub(radius);
         if k < len {
-            // Inside this block's tile: shared memory; else global (cached).
+            // Inside this block's tile: shared memory; else global (cached). The global
+            // load is `load_global` so that LLVM cannot merge the two into a generic load.
             let v = if k.wrapping_sub(start) < b {
-                *s.add((k - start) as usize)
+                *first_s.wrapping_add(j as usize)
             } else {
-                *n.add(k as usize)
+                load_global(first_n.wrapping_add(j as usize))
             };
             acc = fma(v, Mask1d::get(j), acc);
         }

@@ -201,3 +201,44 @@ macro_rules! const_mask {
 const_mask!(Mask1d, "MASK_1D");
 const_mask!(Mask2d, "MASK_2D");
 const_mask!(Mask3d, "MASK_3D");
+
+/// One float with a plain `ld.global.f32` (LDG through L1, like nvcc's for a `const
+/// float*`). For kernels that read either shared or global memory on the two sides of a
+/// branch (halos through the cache): written as two ordinary loads, LLVM sinks them into
+/// one load of a selected pointer, which only a generic `ld` (LD.E, plus the shared-window
+/// conversion) can serve; the asm keeps the global load apart and the shared one `ld.shared`.
+///
+/// # Safety
+/// `p` points to a readable float of global memory.
+#[inline(always)]
+pub unsafe fn load_global(p: *const f32) -> f32 {
+    let v: f32;
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!("ld.global.f32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
+            options(pure, readonly, nostack, preserves_flags));
+    }
+    v
+}
+
+/// Defines one compile-time-radius entry point per `name = R` pair, each calling the
+/// `#[inline(always)]` kernel body `$body(R, args...)` with a literal radius, so LLVM
+/// unrolls its loops and folds the offsets (the CUDA C++ `template <int R>` twins).
+/// The entries take the body's arguments without the radius.
+#[macro_export]
+macro_rules! radius_entries {
+    (@one $body:ident ($($arg:ident : $ty:ty),* $(,)?) $name:ident $r:literal) => {
+        #[doc = concat!("`", stringify!($body), "` at radius ", stringify!($r), " (compile-time).")]
+        ///
+        /// # Safety
+        /// As the run-time-radius entry of this file, with the radius fixed.
+        #[no_mangle]
+        pub unsafe extern "gpu-kernel" fn $name($($arg: $ty),*) {
+            // SAFETY: forwarded from the entry's contract.
+            unsafe { $body($r, $($arg),*) }
+        }
+    };
+    ($body:ident $args:tt; $($name:ident = $r:literal),+ $(,)?) => {
+        $($crate::radius_entries!(@one $body $args $name $r);)+
+    };
+}
