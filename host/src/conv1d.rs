@@ -82,7 +82,12 @@ impl Gpu {
             }
             Variant::Conv1dFast => {
                 self.set_const_mask(ConstMask::Mask1d, &taps)?;
-                unsafe { self.launch(&v.entry(radius), shape, kernel_args![n, p, len])? }
+                let entry = v.entry(radius);
+                let shape = match crate::conv1d_fast::persistent(radius) {
+                    true => self.persistent(&entry, shape)?,
+                    false => shape,
+                };
+                unsafe { self.launch(&entry, shape, kernel_args![n, p, len])? }
             }
             _ => {
                 self.set_const_mask(ConstMask::Mask1d, &taps)?;

@@ -97,7 +97,12 @@ impl Gpu {
             }
             Variant::Conv2dFast => {
                 self.set_const_mask(ConstMask::Mask2d, &taps)?;
-                unsafe { self.launch(&v.entry(radius), shape, kernel_args![n, p, w, h])? }
+                let entry = v.entry(radius);
+                let shape = match crate::conv2d_fast::persistent(radius) {
+                    true => self.persistent(&entry, shape)?,
+                    false => shape,
+                };
+                unsafe { self.launch(&entry, shape, kernel_args![n, p, w, h])? }
             }
             _ => {
                 self.set_const_mask(ConstMask::Mask2d, &taps)?;

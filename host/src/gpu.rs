@@ -1,12 +1,14 @@
 //! The GPU handle: CUDA context, the embedded PTX module, one stream, the mask symbols.
 use crate::error::{Error, Result};
 use cust::context::Context;
+use cust::device::DeviceAttribute;
 use cust::error::CudaError;
 use cust::function::{BlockSize, Function, GridSize};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::ffi::{c_void, CStr};
 
 /// The PTX of every kernel, built from `kernels-gpu` by `build.rs` (through ptx-builder).
@@ -40,6 +42,10 @@ pub struct Gpu {
     const_masks: RefCell<[Vec<f32>; 2]>,
     /// Device copy of the mask for the `*_basic` variants (pointer argument).
     global_mask: RefCell<Option<(Vec<f32>, DeviceBuffer<f32>)>>,
+    /// Streaming multiprocessors, for sizing persistent grids.
+    sm_count: u32,
+    /// Blocks per SM of each (entry, shared bytes) launched persistently, measured once.
+    occupancy: RefCell<HashMap<(String, u32), u32>>,
     _ctx: Context,
 }
 
@@ -52,11 +58,14 @@ impl Gpu {
         // A blocking stream: the synchronous symbol copies on the legacy default stream
         // wait for kernels still reading the previous mask.
         let stream = Stream::new(StreamFlags::DEFAULT, None)?;
+        let sm_count = cust::device::Device::get_device(0)?.get_attribute(DeviceAttribute::MultiprocessorCount)? as u32;
         Ok(Gpu {
             module,
             stream,
             const_masks: RefCell::new([Vec::new(), Vec::new()]),
             global_mask: RefCell::new(None),
+            sm_count,
+            occupancy: RefCell::new(HashMap::new()),
             _ctx: ctx,
         })
     }
@@ -122,6 +131,29 @@ impl Gpu {
         Ok(ptr)
     }
 
+    /// Caps a persistent kernel's grid at the blocks of `entry` that fit on the GPU at
+    /// once (occupancy × SMs): one wave, no tail; the blocks loop over the tiles.
+    pub(crate) fn persistent(&self, entry: &str, mut shape: LaunchShape) -> Result<LaunchShape> {
+        let key = (entry.to_string(), shape.shared_bytes);
+        let cached = self.occupancy.borrow().get(&key).copied();
+        let per_sm = match cached {
+            Some(n) => n,
+            None => {
+                let f = self.function(entry)?;
+                if shape.shared_bytes > DEFAULT_SHARED_LIMIT {
+                    allow_shared(&f, shape.shared_bytes)?; // occupancy counts only what is allowed
+                }
+                let b = shape.block;
+                let n =
+                    f.max_active_blocks_per_multiprocessor(BlockSize::xyz(b.0, b.1, b.2), shape.shared_bytes as usize)?;
+                self.occupancy.borrow_mut().insert(key, n);
+                n
+            }
+        };
+        shape.grid.0 = shape.grid.0.min(per_sm.max(1) * self.sm_count);
+        Ok(shape)
+    }
+
     /// Launches `entry` with `shape` and raw kernel arguments.
     ///
     /// # Safety
@@ -129,6 +161,9 @@ impl Gpu {
     /// valid, and hold what the kernel reads and writes, until the launch completes.
     pub(crate) unsafe fn launch(&self, entry: &str, shape: LaunchShape, args: &[*mut c_void]) -> Result<()> {
         let f = self.function(entry)?;
+        if shape.shared_bytes > DEFAULT_SHARED_LIMIT {
+            allow_shared(&f, shape.shared_bytes)?;
+        }
         let (g, b) = (shape.grid, shape.block);
         // SAFETY: forwarded from the caller's contract.
         unsafe {
@@ -141,6 +176,29 @@ impl Gpu {
             )?;
         }
         Ok(())
+    }
+}
+
+/// Dynamic shared memory a kernel may use without opting in (48 KiB).
+const DEFAULT_SHARED_LIMIT: u32 = 48 * 1024;
+
+/// Opts `f` in to `bytes` of dynamic shared memory (cudaFuncSetAttribute with
+/// MaxDynamicSharedMemorySize), which launches above 48 KiB need; cust has no wrapper.
+pub(crate) fn allow_shared(f: &Function<'_>, bytes: u32) -> Result<()> {
+    use cust::sys::{cuFuncSetAttribute, CUfunction_attribute, CUresult};
+    // SAFETY: `f` is a live function handle of this context's module.
+    let r = unsafe {
+        cuFuncSetAttribute(
+            f.to_raw(),
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            bytes as i32,
+        )
+    };
+    match r {
+        CUresult::CUDA_SUCCESS => Ok(()),
+        _ => Err(Error::Shape(format!(
+            "kernel cannot use {bytes} bytes of shared memory ({r:?})"
+        ))),
     }
 }
 

@@ -1,9 +1,9 @@
 //! 1D fast: compile-time radius (one entry point per radius), several outputs per thread.
 //!
-//! The block stages its 1024 inputs plus halo in shared memory with 16-byte loads, then
-//! each thread computes 4 consecutive outputs from a register window of 4+2·pad inputs
+//! Blocks are persistent and pipelined (`device::pipelined_tiles`): a tile's 1024 inputs plus halo stream into
+//! shared memory with 16-byte `cp.async` while the previous tile is computed. Each thread computes 4 consecutive outputs from a register window of 4+2·pad inputs
 //! (LDS.128, conflict-free: a warp reads 512 contiguous bytes), every tap an FFMA with the
-//! mask as a constant-bank operand. One LDG.128 and one STG.128 per thread in the body.
+//! mask as a constant-bank operand. One LDGSTS.128 and one STG.128 per thread per tile.
 use crate::device::*;
 
 /// Threads per block.
@@ -18,41 +18,54 @@ pub const fn pad(r: u32) -> u32 {
     r.div_ceil(4) * 4
 }
 
-/// Shared floats a block needs for radius `r` (the host sizes the launch with this).
+/// Tiles in flight per block: a 4-deep ring keeps ~17 KB per block of loads pending,
+/// enough for the H200's memory latency at full bandwidth.
+pub const STAGES: u32 = 4;
+
+/// Shared floats a block needs for radius `r`: `STAGES` tile buffers (the host sizes the
+/// launch with this).
 pub const fn shared_floats(r: u32) -> u32 {
-    TILE + 2 * pad(r)
+    STAGES * (TILE + 2 * pad(r))
 }
 
+/// Starts the asynchronous copy of tile `t`'s inputs `t·TILE - pd .. (t+1)·TILE + pd`
+/// (ghost cells 0) into the shared buffer at shared address `buf`.
 #[inline(always)]
-unsafe fn conv1d_fast<const R: u32>(n: *const f32, p: *mut f32, len: u32) {
+unsafe fn stage<const R: u32>(n: *const f32, len: u32, t: u32, buf: u32) {
     let pd = pad(R);
-    let s = shared_f32();
-    let t = thread_x();
-    let start = block_x() * TILE;
-    // s[c] holds input start - pd + c, for c in 0 .. TILE + 2·pd; ghost cells 0.
+    let start = t * TILE;
     let count = TILE + 2 * pd;
-    if start >= pd && start + TILE + pd <= len {
-        // Interior block: all 16-byte loads (start and pd are multiples of 4).
-        let mut c = t;
+    let mut c = thread_x();
+    if len % 4 == 0 {
+        // start and pd are multiples of 4: each group of 4 is wholly in or out.
         while c < count / 4 {
-            *(s.add(4 * c as usize) as *mut F4) = load_nc_f4(n.add((start - pd + 4 * c) as usize));
+            let g = (start + 4 * c).wrapping_sub(pd);
+            let inside = g < len;
+            let src = if inside { n.add(g as usize) } else { n };
+            cp_async_f4(buf + 16 * c, src, if inside { 16 } else { 0 });
             c += THREADS;
         }
     } else {
-        let mut c = t;
         while c < count {
             let g = (start + c).wrapping_sub(pd);
-            *s.add(c as usize) = if g < len { load_nc(n.add(g as usize)) } else { 0.0 };
+            let inside = g < len;
+            let src = if inside { n.add(g as usize) } else { n };
+            cp_async_f1(buf + 4 * c, src, if inside { 4 } else { 0 });
             c += THREADS;
         }
     }
-    sync_threads();
+}
 
-    // Window: inputs start + 4t - pd .. start + 4t + 4 + pd.
+/// Computes and stores tile `t`'s outputs from its staged inputs at `s`.
+#[inline(always)]
+unsafe fn compute<const R: u32>(s: *const f32, p: *mut f32, len: u32, t: u32) {
+    let pd = pad(R);
+    let tx = thread_x();
+    // Window: inputs t·TILE + 4·tx - pd .. + 4 + 2·pd.
     let mut v = [0.0f32; 40];
     let win = Q + 2 * pd;
     for c in 0..win / 4 {
-        let f = *(s.add((Q * t + 4 * c) as usize) as *const F4);
+        let f = *(s.add((Q * tx + 4 * c) as usize) as *const F4);
         v[4 * c as usize..4 * c as usize + 4].copy_from_slice(&f.0);
     }
     let mut acc = [0.0f32; Q as usize];
@@ -62,7 +75,7 @@ unsafe fn conv1d_fast<const R: u32>(n: *const f32, p: *mut f32, len: u32) {
             acc[q as usize] = fma(v[(pd - R + j + q) as usize], m, acc[q as usize]);
         }
     }
-    let i = start + Q * t;
+    let i = t * TILE + Q * tx;
     if i + Q <= len && len % 4 == 0 {
         store_f4(p.add(i as usize), F4(acc));
     } else {
@@ -74,10 +87,21 @@ unsafe fn conv1d_fast<const R: u32>(n: *const f32, p: *mut f32, len: u32) {
     }
 }
 
+#[inline(always)]
+unsafe fn conv1d_fast<const R: u32>(n: *const f32, p: *mut f32, len: u32) {
+    pipelined_tiles::<STAGES>(
+        len.div_ceil(TILE),
+        shared_floats(R) / STAGES,
+        // SAFETY (both): the kernel's contract covers n, p and len.
+        |t, buf| unsafe { stage::<R>(n, len, t, buf) },
+        |t, s| unsafe { compute::<R>(s, p, len, t) },
+    )
+}
+
 macro_rules! entries {
     ($($name:ident = $r:literal),* $(,)?) => {$(
-        /// `conv1d_fast` at a fixed radius. Launch: 256 threads, ceil(len / 1024) blocks,
-        /// `shared_floats(R)·4` bytes of dynamic shared memory.
+        /// `conv1d_fast` at a fixed radius. Launch: 256 threads, a 1D grid of any size
+        /// (best: the blocks resident at once), `shared_floats(R)·4` bytes of shared memory.
         ///
         /// # Safety
         /// `n`, `p` hold `len` floats (`len + 2^11 < 2^32`); `MASK_1D` holds the `2R+1` taps.

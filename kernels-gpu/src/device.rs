@@ -59,6 +59,13 @@ pub fn block_dim_z() -> u32 {
     unsafe { nvptx::_block_dim_z() as u32 }
 }
 
+/// `gridDim.x`
+#[inline(always)]
+pub fn grid_dim_x() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_grid_dim_x() as u32 }
+}
+
 /// `__syncthreads()`: every thread of the block must reach it.
 #[inline(always)]
 pub fn sync_threads() {
@@ -137,6 +144,142 @@ pub unsafe fn load_nc(p: *const f32) -> f32 {
             options(pure, readonly, nostack, preserves_flags));
     }
     v
+}
+
+/// The 32-bit shared-state-space address of a pointer into shared memory, as
+/// `cp.async` takes its destination.
+#[inline(always)]
+pub fn shared_addr(p: *const f32) -> u32 {
+    let a: u32;
+    // SAFETY: pure address arithmetic (`cvta.to.shared`); nothing is read or written.
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .u64 t; cvta.to.shared.u64 t, {p}; cvt.u32.u64 {a}, t; }}",
+            a = out(reg32) a, p = in(reg64) p,
+            options(pure, nomem, nostack, preserves_flags)
+        );
+    }
+    a
+}
+
+/// Starts an asynchronous 16-byte copy global → shared (`cp.async.cg`, LDGSTS): the
+/// block computes one tile while the next one streams in. `src_bytes` is 16 to copy or
+/// 0 to fill zeros (ghost cells) without reading `src`.
+///
+/// # Safety
+/// `dst` is a 16-byte aligned shared address (from [`shared_addr`]); when `src_bytes`
+/// is 16, `src` is 16-byte aligned and points to 4 readable floats.
+#[inline(always)]
+pub unsafe fn cp_async_f4(dst: u32, src: *const f32, src_bytes: u32) {
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!(
+            "cp.async.cg.shared.global [{d}], [{s}], 16, {n};",
+            d = in(reg32) dst, s = in(reg64) src, n = in(reg32) src_bytes,
+            options(nostack, preserves_flags)
+        );
+    }
+}
+
+/// As [`cp_async_f4`] for one float (`cp.async.ca`, 4 bytes), for unaligned rows.
+///
+/// # Safety
+/// `dst` is a 4-byte aligned shared address; when `src_bytes` is 4, `src` is readable.
+#[inline(always)]
+pub unsafe fn cp_async_f1(dst: u32, src: *const f32, src_bytes: u32) {
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!(
+            "cp.async.ca.shared.global [{d}], [{s}], 4, {n};",
+            d = in(reg32) dst, s = in(reg64) src, n = in(reg32) src_bytes,
+            options(nostack, preserves_flags)
+        );
+    }
+}
+
+/// Closes the group of `cp.async` copies this thread issued since the last commit.
+#[inline(always)]
+pub fn cp_async_commit() {
+    // SAFETY: bookkeeping of this thread's async copies; no memory is touched.
+    unsafe { core::arch::asm!("cp.async.commit_group;", options(nostack, preserves_flags)) }
+}
+
+/// Waits until at most `N` of this thread's committed copy groups are still pending.
+/// Other threads' copies become visible only after a following [`sync_threads`].
+#[inline(always)]
+pub fn cp_async_wait<const N: u32>() {
+    // SAFETY: waits on this thread's own copies; no memory is touched.
+    unsafe { core::arch::asm!("cp.async.wait_group {n};", n = const N, options(nostack, preserves_flags)) }
+}
+
+/// Waits until at most `stages - 1` copy groups are pending (`stages` is a compile-time
+/// constant after inlining, so this is one `cp.async.wait_group`).
+#[inline(always)]
+fn cp_async_wait_all_but(pending: u32) {
+    match pending {
+        0 => cp_async_wait::<0>(),
+        1 => cp_async_wait::<1>(),
+        2 => cp_async_wait::<2>(),
+        _ => cp_async_wait::<3>(),
+    }
+}
+
+/// The persistent, multi-stage tile loop of the fast kernels. Block `b` takes tiles
+/// `b, b + gridDim.x, ...`; `STAGES` shared buffers of `buf_floats` each form a ring:
+/// while tile `t` is computed, the copies of the next `STAGES - 1` tiles are in flight,
+/// so memory never waits for arithmetic. `stage(t, shared_address)` must only issue
+/// `cp.async` copies; `compute(t, buffer)` reads the staged tile. Every thread of the
+/// block must call this (it contains barriers). `STAGES` is 2 to 4.
+#[inline(always)]
+pub fn pipelined_tiles<const STAGES: u32>(
+    tiles: u32,
+    buf_floats: u32,
+    mut stage: impl FnMut(u32, u32),
+    mut compute: impl FnMut(u32, *const f32),
+) {
+    let s = shared_f32();
+    let base = shared_addr(s);
+    let step = grid_dim_x();
+    let first = block_x();
+    for k in 0..STAGES - 1 {
+        let t = first + k * step;
+        if t < tiles {
+            stage(t, base + 4 * buf_floats * k);
+        }
+        cp_async_commit(); // empty groups keep the count uniform
+    }
+    let (mut t, mut b) = (first, 0);
+    while t < tiles {
+        let ahead = t + (STAGES - 1) * step;
+        if ahead < tiles {
+            stage(ahead, base + 4 * buf_floats * ((b + STAGES - 1) % STAGES));
+        }
+        cp_async_commit();
+        cp_async_wait_all_but(STAGES - 1); // this thread's copies of tile t have landed
+        sync_threads(); // ... and everyone else's
+                        // SAFETY: buffer b lies inside the launch's STAGES * buf_floats shared floats.
+        compute(t, unsafe { s.add((buf_floats * b) as usize) });
+        sync_threads(); // buffer b is free to be refilled
+        t += step;
+        b = (b + 1) % STAGES;
+    }
+}
+
+/// CUDA's `__launch_bounds__(max_threads, min_blocks)` for an entry: rustc has no such
+/// attribute, so this leaves a PTX comment that ptx-builder turns into the entry's
+/// `.maxntid`/`.minnctapersm` directives (the register budget ptxas then keeps to).
+#[macro_export]
+macro_rules! launch_bounds {
+    ($entry:ident, $max_threads:literal, $min_blocks:literal) => {
+        core::arch::global_asm!(concat!(
+            "// launch_bounds ",
+            stringify!($entry),
+            " ",
+            $max_threads,
+            " ",
+            $min_blocks
+        ));
+    };
 }
 
 // The `__constant__` masks: real PTX `.const` symbols, filled by the host through

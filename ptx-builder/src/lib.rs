@@ -5,6 +5,8 @@
 //! -Zbuild-std=core -- --emit=asm=<file>` writes a `.s` file that *is* the PTX.
 //! `host/build.rs` and `cargo xtask ptx` both call [`build`], so there is exactly one way
 //! the device crate gets compiled.
+pub mod launch_bounds;
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -37,7 +39,15 @@ pub const SINGLE_ENTRIES: &[&str] = &[
 
 /// Kernel families instantiated once per compile-time radius: `(prefix, max radius)`
 /// gives entries `<prefix>_r0 ..= <prefix>_r<max>`.
-pub const RADIUS_FAMILIES: &[(&str, usize)] = &[("conv1d_fast", 16), ("conv2d_fast", 8)];
+pub const RADIUS_FAMILIES: &[(&str, usize)] = &[
+    ("conv1d_fast", 16),
+    ("conv2d_fast", 8),
+    // The 2D textbook kernels' compile-time-radius entries (the CUDA C++ twins' `template <int R>`).
+    ("conv2d_basic", 8),
+    ("conv2d_const", 8),
+    ("conv2d_tiled_in", 8),
+    ("conv2d_tiled_cached", 8),
+];
 
 /// Every `.entry` the PTX module must contain, built from [`SINGLE_ENTRIES`] and
 /// [`RADIUS_FAMILIES`]. Lives here, not in the host crate, so GPU-free tools (xtask)
@@ -163,7 +173,17 @@ pub fn build(opts: &BuildOptions) -> Result<String, Error> {
     if !output.status.success() {
         return Err(Error::Cargo(String::from_utf8_lossy(&output.stderr).into_owned()));
     }
-    std::fs::read_to_string(&opts.out_file).map_err(|e| Error::Io(opts.out_file.clone(), e))
+    let ptx = std::fs::read_to_string(&opts.out_file).map_err(|e| Error::Io(opts.out_file.clone(), e))?;
+    let ptx = launch_bounds::apply(&ptx).map_err(|missing| {
+        Error::Check(
+            missing
+                .into_iter()
+                .map(|e| format!("launch_bounds for missing entry {e}"))
+                .collect(),
+        )
+    })?;
+    std::fs::write(&opts.out_file, &ptx).map_err(|e| Error::Io(opts.out_file.clone(), e))?;
+    Ok(ptx)
 }
 
 /// The names of every `.visible .entry` in a PTX module.
@@ -210,7 +230,7 @@ mod tests {
     #[test]
     fn expected_entries_cover_every_family() {
         let e = expected_entries();
-        assert_eq!(e.len(), 8 + 17 + 9);
+        assert_eq!(e.len(), 8 + 17 + 9 + 4 * 9);
         for name in [
             "conv1d_basic",
             "conv2d_tiled_in",
