@@ -18,6 +18,32 @@ pub struct DeviceArray2 {
     pub(crate) dim: (usize, usize),
 }
 
+/// Device data the probes and copies accept: both array kinds, by their buffer.
+pub trait DeviceData {
+    /// The underlying device buffer.
+    fn buffer(&self) -> &DeviceBuffer<f32>;
+    /// The underlying device buffer, writable.
+    fn buffer_mut(&mut self) -> &mut DeviceBuffer<f32>;
+}
+
+impl DeviceData for DeviceArray1 {
+    fn buffer(&self) -> &DeviceBuffer<f32> {
+        &self.buf
+    }
+    fn buffer_mut(&mut self) -> &mut DeviceBuffer<f32> {
+        &mut self.buf
+    }
+}
+
+impl DeviceData for DeviceArray2 {
+    fn buffer(&self) -> &DeviceBuffer<f32> {
+        &self.buf
+    }
+    fn buffer_mut(&mut self) -> &mut DeviceBuffer<f32> {
+        &mut self.buf
+    }
+}
+
 fn check_len(n: usize) -> Result<()> {
     match n {
         0 => Err(Error::EmptyInput),
@@ -86,7 +112,7 @@ impl Gpu {
 
     /// An uninitialized (height, width) image.
     pub fn alloc2(&self, dim: (usize, usize)) -> Result<DeviceArray2> {
-        check_len(dim.0.checked_mul(dim.1).unwrap_or(usize::MAX))?;
+        check_len(dim.0.saturating_mul(dim.1))?;
         Ok(DeviceArray2 {
             buf: alloc(dim.0 * dim.1)?,
             dim,

@@ -21,9 +21,10 @@ pub mod error;
 pub mod gpu;
 mod launch;
 pub mod reference;
+pub mod roofline;
 pub mod variant;
 
-pub use device_array::{DeviceArray1, DeviceArray2};
+pub use device_array::{DeviceArray1, DeviceArray2, DeviceData};
 pub use error::{Error, Result};
 pub use gpu::{Gpu, LaunchShape};
 pub use variant::Variant;

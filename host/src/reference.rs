@@ -6,36 +6,47 @@ use ndarray::{Array1, Array2, Array3, ArrayView1, ArrayView2, ArrayView3};
 
 /// 1D convolution of `n` with an odd-length mask `m`.
 pub fn conv1d(n: ArrayView1<f32>, m: ArrayView1<f32>) -> Array1<f32> {
+    Array1::from_shape_fn(n.len(), |i| conv1d_at(n, m, i).0 as f32)
+}
+
+/// One 1D output `P[i]` and the sum of its terms' magnitudes (which scales its
+/// [`tolerance`]), in f64: lets benchmarks spot-check outputs of huge inputs.
+pub fn conv1d_at(n: ArrayView1<f32>, m: ArrayView1<f32>, i: usize) -> (f64, f64) {
     let r = m.len() as isize / 2;
     let len = n.len() as isize;
-    Array1::from_shape_fn(n.len(), |i| {
-        let mut acc = 0.0f64;
-        for j in 0..m.len() as isize {
-            let k = i as isize - r + j;
-            if (0..len).contains(&k) {
-                acc += n[k as usize] as f64 * m[j as usize] as f64;
-            }
+    let (mut acc, mut abs) = (0.0f64, 0.0f64);
+    for j in 0..m.len() as isize {
+        let k = i as isize - r + j;
+        if (0..len).contains(&k) {
+            let t = n[k as usize] as f64 * m[j as usize] as f64;
+            acc += t;
+            abs += t.abs();
         }
-        acc as f32
-    })
+    }
+    (acc, abs)
 }
 
 /// 2D convolution of a (height, width) image with a square odd mask.
 pub fn conv2d(n: ArrayView2<f32>, m: ArrayView2<f32>) -> Array2<f32> {
+    Array2::from_shape_fn(n.dim(), |(y, x)| conv2d_at(n, m, y, x).0 as f32)
+}
+
+/// One 2D output `P[y][x]` and the sum of its terms' magnitudes, in f64.
+pub fn conv2d_at(n: ArrayView2<f32>, m: ArrayView2<f32>, y: usize, x: usize) -> (f64, f64) {
     let (h, w) = (n.nrows() as isize, n.ncols() as isize);
     let r = m.nrows() as isize / 2;
-    Array2::from_shape_fn(n.dim(), |(y, x)| {
-        let mut acc = 0.0f64;
-        for fy in 0..m.nrows() as isize {
-            for fx in 0..m.ncols() as isize {
-                let (iy, ix) = (y as isize - r + fy, x as isize - r + fx);
-                if (0..h).contains(&iy) && (0..w).contains(&ix) {
-                    acc += n[[iy as usize, ix as usize]] as f64 * m[[fy as usize, fx as usize]] as f64;
-                }
+    let (mut acc, mut abs) = (0.0f64, 0.0f64);
+    for fy in 0..m.nrows() as isize {
+        for fx in 0..m.ncols() as isize {
+            let (iy, ix) = (y as isize - r + fy, x as isize - r + fx);
+            if (0..h).contains(&iy) && (0..w).contains(&ix) {
+                let t = n[[iy as usize, ix as usize]] as f64 * m[[fy as usize, fx as usize]] as f64;
+                acc += t;
+                abs += t.abs();
             }
         }
-        acc as f32
-    })
+    }
+    (acc, abs)
 }
 
 /// 3D convolution of a (depth, height, width) volume with a cubic odd mask.

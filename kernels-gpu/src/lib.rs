@@ -19,6 +19,7 @@ pub mod conv2d_const;
 pub mod conv2d_fast;
 pub mod conv2d_tiled_cached;
 pub mod conv2d_tiled_in;
+pub mod roofline;
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {

@@ -29,7 +29,10 @@ struct Args {
 /// Deterministic pseudo-random values in [0, 1): a built-in input needs no files.
 fn values(n: usize, seed: u64) -> impl Iterator<Item = f32> {
     (0..n as u64).map(move |i| {
-        let x = (i ^ seed).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        let x = (i ^ seed)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(29)
+            .wrapping_mul(0xBF58_476D_1CE4_E5B9);
         (x >> 40) as f32 / (1u64 << 24) as f32
     })
 }
@@ -45,7 +48,10 @@ fn default_image(side: usize) -> Array2<f32> {
 }
 
 fn max_error(got: &[f32], want: &[f32]) -> f64 {
-    got.iter().zip(want).map(|(g, w)| (*g as f64 - *w as f64).abs()).fold(0.0, f64::max)
+    got.iter()
+        .zip(want)
+        .map(|(g, w)| (*g as f64 - *w as f64).abs())
+        .fold(0.0, f64::max)
 }
 
 fn row(variant: &str, size: &str, r: usize, us: Option<f64>, bytes: f64, err: Option<f64>, ok: bool) {
@@ -56,18 +62,9 @@ fn row(variant: &str, size: &str, r: usize, us: Option<f64>, bytes: f64, err: Op
     println!("{variant:<22} {size:>12} {r:>3} {t:>10} {gbps:>8} {e:>10} {status:>5}");
 }
 
-/// Median wall time (µs) of `reps` synchronized runs of `f`, after one warm-up.
+/// Median GPU time (µs, CUDA events) of `reps` runs of `f`, after one warm-up.
 fn time_us(gpu: &Gpu, reps: usize, mut f: impl FnMut() -> gpuconv::Result<Variant>) -> gpuconv::Result<f64> {
-    f()?;
-    gpu.synchronize()?;
-    let mut t: Vec<f64> = (0..reps.max(1))
-        .map(|_| {
-            let s = Instant::now();
-            f().and_then(|_| gpu.synchronize()).map(|_| s.elapsed().as_secs_f64() * 1e6)
-        })
-        .collect::<gpuconv::Result<_>>()?;
-    t.sort_by(f64::total_cmp);
-    Ok(t[t.len() / 2])
+    gpu.median_us(1, reps, || f().map(|_| ()))
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -99,9 +96,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(g) = &gpu {
         println!("GPU: {}", g.device_name()?);
     }
-    println!("{:<22} {:>12} {:>3} {:>10} {:>8} {:>10} {:>5}", "variant", "size", "r", "time_us", "GB/s", "max_err", "check");
+    println!(
+        "{:<22} {:>12} {:>3} {:>10} {:>8} {:>10} {:>5}",
+        "variant", "size", "r", "time_us", "GB/s", "max_err", "check"
+    );
     row("cpu_reference_2d", &size2, a.radius2d, Some(cpu2), bytes2, None, true);
-    row("cpu_reference_1d", &a.signal.to_string(), a.radius1d, Some(cpu1), bytes1, None, true);
+    row(
+        "cpu_reference_1d",
+        &a.signal.to_string(),
+        a.radius1d,
+        Some(cpu1),
+        bytes1,
+        None,
+        true,
+    );
     let Some(gpu) = gpu else { return Ok(()) };
 
     let abs2 = reference::conv2d_abs(image.view(), mask2.view());
@@ -111,27 +119,58 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (mut p2, mut p1) = (gpu.alloc2(n2.dim())?, gpu.alloc1(n1.len())?);
     for v in std::iter::once(Variant::Auto).chain(Variant::ALL_2D) {
         if v.resolve(2, a.radius2d).is_err() {
-            println!("{:<22} {size2:>12} {:>3}  (radius above this variant's limit)", v.name(), a.radius2d);
+            println!(
+                "{:<22} {size2:>12} {:>3}  (radius above this variant's limit)",
+                v.name(),
+                a.radius2d
+            );
             continue;
         }
         let us = time_us(&gpu, a.reps, || gpu.conv2d_device(&n2, mask2.view(), v, &mut p2))?;
         let out = p2.to_host()?;
-        let ok = ndarray::Zip::from(&out).and(&ref2).and(&abs2).all(|g, w, s| ((g - w).abs() as f64) <= reference::tolerance(*s as f64, k2 * k2));
+        let ok = ndarray::Zip::from(&out)
+            .and(&ref2)
+            .and(&abs2)
+            .all(|g, w, s| ((g - w).abs() as f64) <= reference::tolerance(*s as f64, k2 * k2));
         failures += usize::from(!ok);
-        row(v.name(), &size2, a.radius2d, Some(us), bytes2, Some(max_error(out.as_slice().unwrap(), ref2.as_slice().unwrap())), ok);
+        row(
+            v.name(),
+            &size2,
+            a.radius2d,
+            Some(us),
+            bytes2,
+            Some(max_error(out.as_slice().unwrap(), ref2.as_slice().unwrap())),
+            ok,
+        );
     }
     for v in std::iter::once(Variant::Auto).chain(Variant::ALL_1D) {
         if v.resolve(1, a.radius1d).is_err() {
-            println!("{:<22} {:>12} {:>3}  (radius above this variant's limit)", v.name(), a.signal, a.radius1d);
+            println!(
+                "{:<22} {:>12} {:>3}  (radius above this variant's limit)",
+                v.name(),
+                a.signal,
+                a.radius1d
+            );
             continue;
         }
         let us = time_us(&gpu, a.reps, || gpu.conv1d_device(&n1, mask1.view(), v, &mut p1))?;
         let out = p1.to_host()?;
-        let ok = ndarray::Zip::from(&out).and(&ref1).and(&abs1).all(|g, w, s| ((g - w).abs() as f64) <= reference::tolerance(*s as f64, 2 * a.radius1d + 1));
+        let ok = ndarray::Zip::from(&out)
+            .and(&ref1)
+            .and(&abs1)
+            .all(|g, w, s| ((g - w).abs() as f64) <= reference::tolerance(*s as f64, 2 * a.radius1d + 1));
         failures += usize::from(!ok);
-        row(v.name(), &a.signal.to_string(), a.radius1d, Some(us), bytes1, Some(max_error(out.as_slice().unwrap(), ref1.as_slice().unwrap())), ok);
+        row(
+            v.name(),
+            &a.signal.to_string(),
+            a.radius1d,
+            Some(us),
+            bytes1,
+            Some(max_error(out.as_slice().unwrap(), ref1.as_slice().unwrap())),
+            ok,
+        );
     }
-    println!("\ntime_us: median wall time of one synchronized call (launch + kernel); GB/s counts one read + one write.");
+    println!("\ntime_us: median GPU time of one call (CUDA events around it); GB/s counts one read + one write.");
     if failures > 0 {
         return Err(format!("{failures} variant(s) disagree with the CPU reference").into());
     }
