@@ -5,8 +5,14 @@ use crate::launch::blocks;
 
 /// Threads per block; each computes 4 consecutive outputs (one 16-byte store).
 const THREADS: u32 = 256;
-/// Tiles in flight per block: the device's `STAGES`.
-const STAGES: usize = 4;
+/// Tiles in flight per block: the device's `stages`.
+fn stages(radius: usize) -> usize {
+    if persistent(radius) {
+        4
+    } else {
+        1
+    }
+}
 /// Outputs per block.
 const TILE: usize = THREADS as usize * 4;
 
@@ -16,13 +22,13 @@ fn pad(radius: usize) -> usize {
 }
 
 /// At most one block per 1024 outputs (the launch caps the grid at the blocks resident
-/// on the GPU, which then loop over tiles); shared memory holds `STAGES` tiles' inputs
+/// on the GPU, which then loop over tiles); shared memory holds `stages` tiles' inputs
 /// plus halos (the pipeline's ring).
 pub(crate) fn launch_shape(radius: usize, len: usize) -> Result<LaunchShape> {
     Ok(LaunchShape {
         grid: (blocks(len, TILE, u32::MAX)?, 1, 1),
         block: (THREADS, 1, 1),
-        shared_bytes: (STAGES * (TILE + 2 * pad(radius)) * 4) as u32,
+        shared_bytes: (stages(radius) * (TILE + 2 * pad(radius)) * 4) as u32,
     })
 }
 

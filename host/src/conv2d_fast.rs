@@ -5,8 +5,14 @@ use crate::launch::blocks;
 
 /// Block: one warp across (each thread 4 outputs wide, so 128 columns), 8 threads down.
 const THREADS: (u32, u32) = (32, 8);
-/// Tiles in flight per block: the device's `STAGES`.
-const STAGES: usize = 3;
+/// Tiles in flight per block: the device's `stages`.
+fn stages(radius: usize) -> usize {
+    if persistent(radius) {
+        3
+    } else {
+        1
+    }
+}
 /// Output columns per tile.
 const TILE_W: usize = 128;
 
@@ -26,10 +32,10 @@ fn pad(radius: usize) -> usize {
 
 /// Tiles of 128 × 8·K outputs; one block per tile at most (the launch caps the grid at
 /// the blocks resident on the GPU, which then loop over tiles). Shared memory holds
-/// `STAGES` tiles' inputs plus halos (the pipeline's ring).
+/// `stages` tiles' inputs plus halos (the pipeline's ring).
 pub(crate) fn launch_shape(radius: usize, (height, width): (usize, usize)) -> Result<LaunchShape> {
     let tile_h = THREADS.1 as usize * rows_per_thread(radius);
-    let shared_floats = STAGES * (TILE_W + 2 * pad(radius)) * (tile_h + 2 * radius);
+    let shared_floats = stages(radius) * (TILE_W + 2 * pad(radius)) * (tile_h + 2 * radius);
     let tiles = blocks(width, TILE_W, u32::MAX)? as usize * blocks(height, tile_h, u32::MAX)? as usize;
     Ok(LaunchShape {
         grid: (blocks(tiles, 1, u32::MAX)?, 1, 1),

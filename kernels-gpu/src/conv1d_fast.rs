@@ -18,14 +18,20 @@ pub const fn pad(r: u32) -> u32 {
     r.div_ceil(4) * 4
 }
 
-/// Tiles in flight per block: a 4-deep ring keeps ~17 KB per block of loads pending,
-/// enough for the H200's memory latency at full bandwidth.
-pub const STAGES: u32 = 4;
+/// Tiles in flight per block. The host launches persistent blocks with a 4-deep ring
+/// for r >= 8 (more arithmetic to overlap), one block per tile below (see conv2d_fast).
+pub const fn stages(r: u32) -> u32 {
+    if r >= 8 {
+        4
+    } else {
+        1
+    }
+}
 
-/// Shared floats a block needs for radius `r`: `STAGES` tile buffers (the host sizes the
-/// launch with this).
+/// Shared floats a block needs for radius `r`: `stages(r)` tile buffers (the host sizes
+/// the launch with this).
 pub const fn shared_floats(r: u32) -> u32 {
-    STAGES * (TILE + 2 * pad(r))
+    stages(r) * (TILE + 2 * pad(r))
 }
 
 /// Starts the asynchronous copy of tile `t`'s inputs `t·TILE - pd .. (t+1)·TILE + pd`
@@ -89,9 +95,10 @@ unsafe fn compute<const R: u32>(s: *const f32, p: *mut f32, len: u32, t: u32) {
 
 #[inline(always)]
 unsafe fn conv1d_fast<const R: u32>(n: *const f32, p: *mut f32, len: u32) {
-    pipelined_tiles::<STAGES>(
+    pipelined_tiles(
+        stages(R),
         len.div_ceil(TILE),
-        shared_floats(R) / STAGES,
+        shared_floats(R) / stages(R),
         // SAFETY (both): the kernel's contract covers n, p and len.
         |t, buf| unsafe { stage::<R>(n, len, t, buf) },
         |t, s| unsafe { compute::<R>(s, p, len, t) },

@@ -32,13 +32,22 @@ pub const fn pad(r: u32) -> u32 {
     r.div_ceil(4) * 4
 }
 
-/// Tiles in flight per block (ring of shared buffers, `device::pipelined_tiles`).
-pub const STAGES: u32 = 3;
+/// Tiles in flight per block (ring of shared buffers, `device::pipelined_tiles`). The
+/// host launches persistent blocks for r >= 3, where arithmetic dominates and a 3-deep
+/// ring overlaps it with memory; below, one block per tile and a single buffer, so
+/// more blocks fit per SM and the hardware's block scheduling overlaps tiles.
+pub const fn stages(r: u32) -> u32 {
+    if r >= 3 {
+        3
+    } else {
+        1
+    }
+}
 
-/// Shared floats a block needs for radius `r`: `STAGES` tile buffers (the host sizes
-/// the launch with this; above 48 KiB it raises the kernel's shared-memory limit).
+/// Shared floats a block needs for radius `r`: `stages(r)` tile buffers (the host
+/// sizes the launch with this; above 48 KiB it raises the kernel's shared limit).
 pub const fn shared_floats(r: u32) -> u32 {
-    STAGES * (TILE_W + 2 * pad(r)) * (THREADS_Y * rows_per_thread(r) + 2 * r)
+    stages(r) * (TILE_W + 2 * pad(r)) * (THREADS_Y * rows_per_thread(r) + 2 * r)
 }
 
 /// Threads per block.
@@ -178,9 +187,10 @@ unsafe fn conv2d_fast<const R: u32>(n: *const f32, p: *mut f32, w: u32, h: u32) 
     // Both callbacks see tiles block_x, block_x + grid, ... in order: one cursor each.
     let mut staged = TileCursor::new(w, block_x(), grid_dim_x());
     let mut computed = TileCursor::new(w, block_x(), grid_dim_x());
-    pipelined_tiles::<STAGES>(
+    pipelined_tiles(
+        stages(R),
         tiles,
-        shared_floats(R) / STAGES,
+        shared_floats(R) / stages(R),
         // SAFETY (both): the kernel's contract covers n, p, w and h.
         |_, buf| unsafe { stage::<R>(n, w, h, staged.next::<R>(), buf) },
         |_, s| unsafe { compute::<R>(s, p, w, h, computed.next::<R>()) },
@@ -188,7 +198,7 @@ unsafe fn conv2d_fast<const R: u32>(n: *const f32, p: *mut f32, w: u32, h: u32) 
 }
 
 /// Entries and their launch bounds: 256 threads, and the blocks per SM the radius
-/// needs for latency hiding (2 blocks = 128 registers, 3 = 80, 4 = 64).
+/// needs for latency hiding (2 blocks = 128 registers, 4 = 64, 5 = 48).
 macro_rules! entries {
     ($($name:ident = $r:literal, $min_blocks:literal);* $(;)?) => {$(
         crate::launch_bounds!($name, 256, $min_blocks);
@@ -204,9 +214,9 @@ macro_rules! entries {
     )*};
 }
 entries!(
-    conv2d_fast_r0 = 0, 4;
-    conv2d_fast_r1 = 1, 4;
-    conv2d_fast_r2 = 2, 3;
+    conv2d_fast_r0 = 0, 5;
+    conv2d_fast_r1 = 1, 5;
+    conv2d_fast_r2 = 2, 4;
     conv2d_fast_r3 = 3, 2;
     conv2d_fast_r4 = 4, 2;
     conv2d_fast_r5 = 5, 4;

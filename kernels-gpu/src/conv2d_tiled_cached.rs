@@ -75,3 +75,8 @@ crate::radius_entries!(body(n: *const f32, p: *mut f32, w: u32, h: u32);
     conv2d_tiled_cached_r0 = 0, conv2d_tiled_cached_r1 = 1, conv2d_tiled_cached_r2 = 2,
     conv2d_tiled_cached_r3 = 3, conv2d_tiled_cached_r4 = 4, conv2d_tiled_cached_r5 = 5,
     conv2d_tiled_cached_r6 = 6, conv2d_tiled_cached_r7 = 7, conv2d_tiled_cached_r8 = 8);
+
+// The CUDA C++ twin compiles to 32 registers at r = 4 (2 blocks of 1024 per SM); without
+// a bound ptxas spends 40 here and halves the blocks per SM. (r >= 6 would spill at 32.)
+crate::launch_bounds!(conv2d_tiled_cached_r4, 1024, 2);
+crate::launch_bounds!(conv2d_tiled_cached_r5, 1024, 2);

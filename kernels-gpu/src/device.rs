@@ -225,13 +225,15 @@ fn cp_async_wait_all_but(pending: u32) {
 }
 
 /// The persistent, multi-stage tile loop of the fast kernels. Block `b` takes tiles
-/// `b, b + gridDim.x, ...`; `STAGES` shared buffers of `buf_floats` each form a ring:
-/// while tile `t` is computed, the copies of the next `STAGES - 1` tiles are in flight,
+/// `b, b + gridDim.x, ...`; `stages` shared buffers of `buf_floats` each form a ring:
+/// while tile `t` is computed, the copies of the next `stages - 1` tiles are in flight,
 /// so memory never waits for arithmetic. `stage(t, shared_address)` must only issue
 /// `cp.async` copies; `compute(t, buffer)` reads the staged tile. Every thread of the
-/// block must call this (it contains barriers). `STAGES` is 2 to 4.
+/// block must call this (it contains barriers). `stages` is 1 to 4, a constant at the
+/// call site so that the ring arithmetic folds away.
 #[inline(always)]
-pub fn pipelined_tiles<const STAGES: u32>(
+pub fn pipelined_tiles(
+    stages: u32,
     tiles: u32,
     buf_floats: u32,
     mut stage: impl FnMut(u32, u32),
@@ -241,7 +243,7 @@ pub fn pipelined_tiles<const STAGES: u32>(
     let base = shared_addr(s);
     let step = grid_dim_x();
     let first = block_x();
-    for k in 0..STAGES - 1 {
+    for k in 0..stages - 1 {
         let t = first + k * step;
         if t < tiles {
             stage(t, base + 4 * buf_floats * k);
@@ -250,18 +252,18 @@ pub fn pipelined_tiles<const STAGES: u32>(
     }
     let (mut t, mut b) = (first, 0);
     while t < tiles {
-        let ahead = t + (STAGES - 1) * step;
+        let ahead = t + (stages - 1) * step;
         if ahead < tiles {
-            stage(ahead, base + 4 * buf_floats * ((b + STAGES - 1) % STAGES));
+            stage(ahead, base + 4 * buf_floats * ((b + stages - 1) % stages));
         }
         cp_async_commit();
-        cp_async_wait_all_but(STAGES - 1); // this thread's copies of tile t have landed
+        cp_async_wait_all_but(stages - 1); // this thread's copies of tile t have landed
         sync_threads(); // ... and everyone else's
-                        // SAFETY: buffer b lies inside the launch's STAGES * buf_floats shared floats.
+                        // SAFETY: buffer b lies inside the launch's stages * buf_floats shared floats.
         compute(t, unsafe { s.add((buf_floats * b) as usize) });
         sync_threads(); // buffer b is free to be refilled
         t += step;
-        b = (b + 1) % STAGES;
+        b = (b + 1) % stages;
     }
 }
 
