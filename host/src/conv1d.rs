@@ -19,6 +19,8 @@ pub fn mask_radius_1d(m: &ArrayView1<f32>) -> Result<usize> {
 
 /// Grid, block and shared memory of a 1D variant for `len` outputs.
 pub fn launch_shape_1d(variant: Variant, radius: usize, len: usize) -> Result<LaunchShape> {
+    // Checks dimension and radius first (tile arithmetic below relies on it); Auto resolves.
+    let variant = variant.resolve(1, radius)?;
     let one = |block: u32, shared_floats: usize| -> Result<LaunchShape> {
         Ok(LaunchShape {
             grid: (blocks(len, block as usize, u32::MAX)?, 1, 1),

@@ -23,6 +23,8 @@ pub fn mask_radius_2d(m: &ArrayView2<f32>) -> Result<usize> {
 
 /// Grid, block and shared memory of a 2D variant for a (height, width) output.
 pub fn launch_shape_2d(variant: Variant, radius: usize, (height, width): (usize, usize)) -> Result<LaunchShape> {
+    // Checks dimension and radius first (tile arithmetic below relies on it); Auto resolves.
+    let variant = variant.resolve(2, radius)?;
     let tiles = |out_w: usize, out_h: usize, block: (u32, u32), shared_floats: usize| -> Result<LaunchShape> {
         Ok(LaunchShape {
             grid: (blocks(width, out_w, u32::MAX)?, blocks(height, out_h, MAX_GRID_YZ)?, 1),

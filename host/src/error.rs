@@ -18,7 +18,7 @@ pub enum Error {
         shape: Vec<usize>,
     },
     /// The mask's radius exceeds what the chosen variant supports.
-    #[error("mask radius {radius} is too large for {variant:?}: it supports at most {max} ({why})")]
+    #[error("mask radius {radius} is too large for {variant}: it supports at most {max} ({why})")]
     MaskTooLarge {
         /// The variant asked for.
         variant: Variant,
@@ -30,7 +30,7 @@ pub enum Error {
         why: &'static str,
     },
     /// A variant for the other dimension (e.g. a 2D kernel for a 1D signal).
-    #[error("variant {variant:?} does not do {dim}D convolution")]
+    #[error("variant {variant} does not do {dim}D convolution")]
     WrongDimension {
         /// The variant asked for.
         variant: Variant,

@@ -349,15 +349,9 @@ mod tests {
         assert_eq!(r.module.as_deref(), Some("0 bytes gmem"));
         assert!(r.diagnostics.is_empty());
         assert_eq!(r.entries().count(), r.functions.len());
-        // Every expected entry has a report with a register count.
-        for name in ptx_builder::expected_entries() {
-            let f = r
-                .functions
-                .iter()
-                .find(|f| f.name == name)
-                .unwrap_or_else(|| panic!("{name}"));
-            assert!(f.registers.is_some(), "{name}");
-        }
+        // Every function of the (frozen) report has a register count; 35 entries then.
+        assert!(r.functions.iter().all(|f| f.registers.is_some()));
+        assert_eq!(r.entries().count(), 35);
         let f = r.functions.iter().find(|f| f.name == "conv2d_fast_r8").unwrap();
         assert_eq!(
             f,
