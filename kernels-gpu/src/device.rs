@@ -305,17 +305,33 @@ macro_rules! const_mask {
         /// A typed view of one `.const` mask symbol; reads compile to `ld.const.f32`.
         pub struct $name;
         impl $name {
-            /// Tap `i`, with a run-time index.
+            /// The symbol's address (`mov.u64 a, MASK_xD`).
+            #[inline(always)]
+            pub fn base() -> u64 {
+                let a: u64;
+                // SAFETY: takes the address of the module's own symbol; touches nothing.
+                unsafe {
+                    core::arch::asm!(
+                        concat!("mov.u64 {a}, ", $sym, ";"),
+                        a = out(reg64) a,
+                        options(pure, nomem, nostack, preserves_flags)
+                    );
+                }
+                a
+            }
+            /// Tap `i`, with a run-time index. The address is `base() + 4i` in Rust, so
+            /// in a loop LLVM walks one pointer (as nvcc does for `F_c[j]`), which ptxas
+            /// keeps in a uniform register: `ULDC` + FFMA, not a per-thread `LDC` per tap.
             #[inline(always)]
             pub fn get(i: u32) -> f32 {
                 let v: f32;
-                // SAFETY: `ld.const` from the module's own symbol; the host checks the
+                // SAFETY: `ld.const` inside the module's own symbol; the host checks the
                 // radius so `i` stays inside it.
                 unsafe {
                     core::arch::asm!(
-                        concat!("{{ .reg .u64 a; mov.u64 a, ", $sym, "; add.u64 a, a, {o}; ld.const.f32 {v}, [a]; }}"),
+                        "ld.const.f32 {v}, [{a}];",
                         v = out(reg32) v,
-                        o = in(reg64) (i as u64) * 4,
+                        a = in(reg64) Self::base() + (i as u64) * 4,
                         // Not `pure`: LLVM would hoist and CSE every tap into a register
                         // (255 registers and spills at r = 8); left in place, ptxas folds
                         // each load into its FFMA as a constant-bank operand.
