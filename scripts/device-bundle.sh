@@ -21,7 +21,10 @@ cargo test --release --workspace --no-run --message-format=json 2>/dev/null \
   | python3 -c 'import json,sys
 for l in sys.stdin:
     m=json.loads(l)
-    if m.get("reason")=="compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+    # The library and its test crate: the GPU-facing tests (tool crates run in CI).
+    pkg=m.get("package_id","")
+    if m.get("reason")=="compiler-artifact" and m.get("executable") and m["profile"]["test"] \
+       and ("/host#" in pkg or "/tests#" in pkg):
         print(m["target"]["name"], m["executable"])' \
   | while read -r name exe; do cp "$exe" "$out/tests/$name"; done
 cp ../shared/peers/conv_peers.cu ../shared/peers/lib_peers.py "$out/peers/" 2>/dev/null || cp shared/peers/* "$out/peers/"

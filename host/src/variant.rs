@@ -164,7 +164,10 @@ impl Variant {
                 1 if radius <= Variant::Conv1dTiled.max_radius().0 => Variant::Conv1dTiled,
                 1 => Variant::Conv1dBasic,
                 _ if FAST_2D_RADII.contains(&radius) => Variant::Conv2dFast,
-                _ if radius <= Variant::Conv2dTiledCached.max_radius().0 => Variant::Conv2dTiledCached,
+                // Past the fast radii, the textbook kernels in their measured order at r = 4
+                // on the H200: tiled_in < const < basic < tiled_cached (BENCHMARKS.md).
+                _ if radius <= Variant::Conv2dTiledIn.max_radius().0 => Variant::Conv2dTiledIn,
+                _ if radius <= Variant::Conv2dConst.max_radius().0 => Variant::Conv2dConst,
                 _ => Variant::Conv2dBasic,
             },
             v => v,
@@ -214,7 +217,8 @@ mod tests {
         ));
         assert_eq!(Variant::Conv2dConst.max_radius().0, 31);
         assert_eq!(Variant::Auto.resolve(1, 2).unwrap(), Variant::Conv1dFast);
-        assert_eq!(Variant::Auto.resolve(2, 20).unwrap(), Variant::Conv2dTiledCached);
+        assert_eq!(Variant::Auto.resolve(2, 12).unwrap(), Variant::Conv2dTiledIn);
+        assert_eq!(Variant::Auto.resolve(2, 20).unwrap(), Variant::Conv2dConst);
         assert_eq!(Variant::Auto.resolve(2, 40).unwrap(), Variant::Conv2dBasic);
     }
 

@@ -139,12 +139,11 @@ fn resolve_auto_picks_fast_then_tiled_then_basic() {
     for r in 0..=8 {
         assert_eq!(Variant::Auto.resolve(2, r).unwrap(), Variant::Conv2dFast, "2D r={r}");
     }
-    for r in [9, 15, 31] {
-        assert_eq!(
-            Variant::Auto.resolve(2, r).unwrap(),
-            Variant::Conv2dTiledCached,
-            "2D r={r}"
-        );
+    for r in [9, 15] {
+        assert_eq!(Variant::Auto.resolve(2, r).unwrap(), Variant::Conv2dTiledIn, "2D r={r}");
+    }
+    for r in [16, 31] {
+        assert_eq!(Variant::Auto.resolve(2, r).unwrap(), Variant::Conv2dConst, "2D r={r}");
     }
     for r in [32, 1000, 23_169] {
         assert_eq!(Variant::Auto.resolve(2, r).unwrap(), Variant::Conv2dBasic, "2D r={r}");

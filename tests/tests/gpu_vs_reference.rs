@@ -146,7 +146,8 @@ fn auto_2d_matches_reference_inside_and_outside_fast_range() {
             let m = random_array2((k, k), 400 + i as u64);
             let expected = match r {
                 0..=8 => Variant::Conv2dFast,
-                9..=31 => Variant::Conv2dTiledCached,
+                9..=15 => Variant::Conv2dTiledIn,
+                16..=31 => Variant::Conv2dConst,
                 _ => Variant::Conv2dBasic,
             };
             assert_eq!(Variant::Auto.resolve(2, r).unwrap(), expected, "radius {r}");
