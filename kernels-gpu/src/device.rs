@@ -320,8 +320,8 @@ macro_rules! const_mask {
                 a
             }
             /// Tap `i`, with a run-time index. The address is `base() + 4i` in Rust, so
-            /// in a loop LLVM walks one pointer (as nvcc does for `F_c[j]`), which ptxas
-            /// keeps in a uniform register: `ULDC` + FFMA, not a per-thread `LDC` per tap.
+            /// in a loop LLVM walks one pointer (as nvcc does for `F_c[j]`) and ptxas
+            /// loads taps in pairs (`LDC.64`/`ULDC.64`) instead of one `LDC` per tap.
             #[inline(always)]
             pub fn get(i: u32) -> f32 {
                 let v: f32;
