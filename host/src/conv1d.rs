@@ -26,6 +26,7 @@ pub fn launch_shape_1d(variant: Variant, radius: usize, len: usize) -> Result<La
             grid: (blocks(len, block as usize, u32::MAX)?, 1, 1),
             block: (block, 1, 1),
             shared_bytes: (shared_floats * 4) as u32,
+            persistent: false,
         })
     };
     match variant {
@@ -84,12 +85,7 @@ impl Gpu {
             }
             Variant::Conv1dFast => {
                 self.set_const_mask(ConstMask::Mask1d, &taps)?;
-                let entry = v.entry(radius);
-                let shape = match crate::conv1d_fast::persistent(radius) {
-                    true => self.persistent(&entry, shape)?,
-                    false => shape,
-                };
-                unsafe { self.launch(&entry, shape, kernel_args![n, p, len])? }
+                unsafe { self.launch(&v.entry(radius), shape, kernel_args![n, p, len])? }
             }
             _ => {
                 self.set_const_mask(ConstMask::Mask1d, &taps)?;

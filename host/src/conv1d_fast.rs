@@ -21,20 +21,21 @@ fn pad(radius: usize) -> usize {
     radius.div_ceil(4) * 4
 }
 
-/// At most one block per 1024 outputs (the launch caps the grid at the blocks resident
-/// on the GPU, which then loop over tiles); shared memory holds `stages` tiles' inputs
+/// One block per 1024 outputs (for persistent radii the launch caps the grid at the
+/// blocks resident on the GPU, which then loop over tiles); shared memory holds `stages` tiles' inputs
 /// plus halos (the pipeline's ring).
 pub(crate) fn launch_shape(radius: usize, len: usize) -> Result<LaunchShape> {
     Ok(LaunchShape {
         grid: (blocks(len, TILE, u32::MAX)?, 1, 1),
         block: (THREADS, 1, 1),
         shared_bytes: (stages(radius) * (TILE + 2 * pad(radius)) * 4) as u32,
+        persistent: persistent(radius),
     })
 }
 
 /// Whether to launch persistent blocks (see `conv2d_fast::persistent`). Measured on the
 /// H200 at 2^28: r = 2 and 4 run at 538/540 us with one block per tile but 608 us
 /// persistent; r = 16 runs at 587 us persistent but 651 us with one block per tile.
-pub(crate) fn persistent(radius: usize) -> bool {
+fn persistent(radius: usize) -> bool {
     radius >= 8
 }

@@ -30,6 +30,7 @@ pub fn launch_shape_2d(variant: Variant, radius: usize, (height, width): (usize,
             grid: (blocks(width, out_w, u32::MAX)?, blocks(height, out_h, MAX_GRID_YZ)?, 1),
             block: (block.0, block.1, 1),
             shared_bytes: (shared_floats * 4) as u32,
+            persistent: false,
         })
     };
     match variant {
@@ -99,12 +100,7 @@ impl Gpu {
             }
             Variant::Conv2dFast => {
                 self.set_const_mask(ConstMask::Mask2d, &taps)?;
-                let entry = v.entry(radius);
-                let shape = match crate::conv2d_fast::persistent(radius) {
-                    true => self.persistent(&entry, shape)?,
-                    false => shape,
-                };
-                unsafe { self.launch(&entry, shape, kernel_args![n, p, w, h])? }
+                unsafe { self.launch(&v.entry(radius), shape, kernel_args![n, p, w, h])? }
             }
             _ => {
                 self.set_const_mask(ConstMask::Mask2d, &taps)?;

@@ -30,8 +30,8 @@ fn pad(radius: usize) -> usize {
     radius.div_ceil(4) * 4
 }
 
-/// Tiles of 128 × 8·K outputs; one block per tile at most (the launch caps the grid at
-/// the blocks resident on the GPU, which then loop over tiles). Shared memory holds
+/// Tiles of 128 × 8·K outputs; one block per tile (for persistent radii the launch caps
+/// the grid at the blocks resident on the GPU, which then loop over tiles). Shared memory holds
 /// `stages` tiles' inputs plus halos (the pipeline's ring).
 pub(crate) fn launch_shape(radius: usize, (height, width): (usize, usize)) -> Result<LaunchShape> {
     let tile_h = THREADS.1 as usize * rows_per_thread(radius);
@@ -41,6 +41,7 @@ pub(crate) fn launch_shape(radius: usize, (height, width): (usize, usize)) -> Re
         grid: (blocks(tiles, 1, u32::MAX)?, 1, 1),
         block: (THREADS.0, THREADS.1, 1),
         shared_bytes: (shared_floats * 4) as u32,
+        persistent: persistent(radius),
     })
 }
 
@@ -49,6 +50,6 @@ pub(crate) fn launch_shape(radius: usize, (height, width): (usize, usize)) -> Re
 /// (BENCHMARKS.md): persistence wins where arithmetic dominates (r >= 3: 219 vs 253 us
 /// at r = 3, 8192²) and loses where memory does (r = 1: 165 vs 153 us), where the
 /// hardware's own block scheduling overlaps tiles better.
-pub(crate) fn persistent(radius: usize) -> bool {
+fn persistent(radius: usize) -> bool {
     radius >= 3
 }

@@ -30,6 +30,9 @@ pub struct LaunchShape {
     pub block: (u32, u32, u32),
     /// Dynamic shared memory per block, in bytes.
     pub shared_bytes: u32,
+    /// The kernel loops over tiles (persistent blocks): `grid.0` is one block per tile,
+    /// and the launch caps it at the blocks that fit on the GPU at once.
+    pub persistent: bool,
 }
 
 /// A CUDA context with the convolution module loaded. Create one and reuse it: module
@@ -44,7 +47,7 @@ pub struct Gpu {
     global_mask: RefCell<Option<(Vec<f32>, DeviceBuffer<f32>)>>,
     /// Streaming multiprocessors, for sizing persistent grids.
     sm_count: u32,
-    /// Blocks per SM of each (entry, shared bytes) launched persistently, measured once.
+    /// Blocks per SM of each (entry, shared bytes) that needed preparing (see `prepare`).
     occupancy: RefCell<HashMap<(String, u32), u32>>,
     _ctx: Context,
 }
@@ -131,27 +134,21 @@ impl Gpu {
         Ok(ptr)
     }
 
-    /// Caps a persistent kernel's grid at the blocks of `entry` that fit on the GPU at
-    /// once (occupancy × SMs): one wave, no tail; the blocks loop over the tiles.
-    pub(crate) fn persistent(&self, entry: &str, mut shape: LaunchShape) -> Result<LaunchShape> {
+    /// Readies `entry` for launches of `shape`'s block and shared memory, once per
+    /// (entry, shared bytes): opts in to shared memory above 48 KiB, and returns the
+    /// blocks per SM (occupancy), which sizes persistent grids.
+    fn prepare(&self, entry: &str, f: &Function<'_>, shape: &LaunchShape) -> Result<u32> {
         let key = (entry.to_string(), shape.shared_bytes);
-        let cached = self.occupancy.borrow().get(&key).copied();
-        let per_sm = match cached {
-            Some(n) => n,
-            None => {
-                let f = self.function(entry)?;
-                if shape.shared_bytes > DEFAULT_SHARED_LIMIT {
-                    allow_shared(&f, shape.shared_bytes)?; // occupancy counts only what is allowed
-                }
-                let b = shape.block;
-                let n =
-                    f.max_active_blocks_per_multiprocessor(BlockSize::xyz(b.0, b.1, b.2), shape.shared_bytes as usize)?;
-                self.occupancy.borrow_mut().insert(key, n);
-                n
-            }
-        };
-        shape.grid.0 = shape.grid.0.min(per_sm.max(1) * self.sm_count);
-        Ok(shape)
+        if let Some(&n) = self.occupancy.borrow().get(&key) {
+            return Ok(n);
+        }
+        if shape.shared_bytes > DEFAULT_SHARED_LIMIT {
+            allow_shared(f, shape.shared_bytes)?; // occupancy counts only what is allowed
+        }
+        let b = shape.block;
+        let n = f.max_active_blocks_per_multiprocessor(BlockSize::xyz(b.0, b.1, b.2), shape.shared_bytes as usize)?;
+        self.occupancy.borrow_mut().insert(key, n);
+        Ok(n)
     }
 
     /// Launches `entry` with `shape` and raw kernel arguments.
@@ -161,10 +158,15 @@ impl Gpu {
     /// valid, and hold what the kernel reads and writes, until the launch completes.
     pub(crate) unsafe fn launch(&self, entry: &str, shape: LaunchShape, args: &[*mut c_void]) -> Result<()> {
         let f = self.function(entry)?;
-        if shape.shared_bytes > DEFAULT_SHARED_LIMIT {
-            allow_shared(&f, shape.shared_bytes)?;
+        let mut g = shape.grid;
+        if shape.persistent || shape.shared_bytes > DEFAULT_SHARED_LIMIT {
+            let per_sm = self.prepare(entry, &f, &shape)?;
+            if shape.persistent {
+                // One wave, no tail: the blocks loop over the tiles.
+                g.0 = g.0.min(per_sm.max(1) * self.sm_count);
+            }
         }
-        let (g, b) = (shape.grid, shape.block);
+        let b = shape.block;
         // SAFETY: forwarded from the caller's contract.
         unsafe {
             self.stream.launch(

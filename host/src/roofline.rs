@@ -39,6 +39,7 @@ impl Gpu {
             grid: (threads / FMA_BLOCK, 1, 1),
             block: (FMA_BLOCK, 1, 1),
             shared_bytes: 0,
+            persistent: false,
         };
         let (p, a, b) = (out.buffer_mut().as_device_ptr(), 0.999_f32, 1.0e-3_f32);
         // SAFETY: `roofline_fma(out, a, b, iters)` writes one float per launched thread,
