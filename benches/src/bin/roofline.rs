@@ -42,6 +42,55 @@ struct Row {
     check: String,
 }
 
+/// One problem size of a dimension, with its memory roofline measured in this run.
+struct Case {
+    dim: usize,
+    size: String,
+    /// One read of the input and one write of the output.
+    bytes: f64,
+    copy_us: f64,
+}
+
+impl Case {
+    fn print_roofline(&self) {
+        println!(
+            "memory roofline (device-to-device copy, {} f32): {:.1} us = {:.0} GB/s",
+            self.size,
+            self.copy_us,
+            self.bytes / self.copy_us / 1e3
+        );
+    }
+
+    fn row(&self, variant: Variant, r: usize, us: f64, fma_us: f64, check: String) -> Row {
+        Row {
+            variant: variant.name().into(),
+            dim: self.dim,
+            size: self.size.clone(),
+            r,
+            us,
+            bytes: self.bytes,
+            copy_us: self.copy_us,
+            fma_us,
+            check,
+        }
+    }
+}
+
+/// Times `launch` into `out` (median of `reps` after 3 warm-ups), then spot-checks
+/// `out` with `check`; returns the time, the check's summary and whether it passed.
+fn measure<O>(
+    gpu: &Gpu,
+    reps: usize,
+    out: &mut O,
+    mut launch: impl FnMut(&mut O) -> gpuconv::Result<()>,
+    check: impl FnOnce(&O) -> gpuconv::Result<(usize, f64, usize)>,
+) -> gpuconv::Result<(f64, String, bool)> {
+    let us = gpu.median_us(3, reps, || launch(out))?;
+    let (pts, err, bad) = check(out)?;
+    let verdict = if bad == 0 { "ok" } else { "FAIL" };
+    Ok((us, format!("{verdict} {pts} pts, max err {err:.1e}"), bad == 0))
+}
+
 impl Row {
     fn limit_us(&self) -> f64 {
         self.copy_us.max(self.fma_us)
@@ -97,14 +146,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut failures = 0;
     // 2D cases.
     let (side, n2) = (a.size2d, b::image(a.size2d));
-    let size2 = format!("{side}x{side}");
     let d_in2 = gpu.upload2(n2.view())?;
     let mut d_out2 = gpu.alloc2(d_in2.dim())?;
-    let copy2 = gpu.median_us(3, a.reps, || gpu.copy_device(&d_in2, &mut d_out2))?;
-    println!(
-        "memory roofline (device-to-device copy, {size2} f32): {copy2:.1} us = {:.0} GB/s",
-        2.0 * (side * side * 4) as f64 / copy2 / 1e3
-    );
+    let case2 = Case {
+        dim: 2,
+        size: format!("{side}x{side}"),
+        bytes: 2.0 * (side * side * 4) as f64,
+        copy_us: gpu.median_us(3, a.reps, || gpu.copy_device(&d_in2, &mut d_out2))?,
+    };
+    case2.print_roofline();
     for r in b::RADII_2D {
         let m = b::mask2(r);
         let fma_us = (side * side * m.len()) as f64 / fma_per_us;
@@ -112,24 +162,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             if !v.name().contains(&a.only) || v.resolve(2, r).is_err() {
                 continue;
             }
-            let us = gpu.median_us(3, a.reps, || {
-                gpu.conv2d_device(&d_in2, m.view(), v, &mut d_out2).map(|_| ())
-            })?;
-            let got = d_out2.to_host()?;
-            let (pts, err, bad) = b::spot_check_2d(got.view(), n2.view(), m.view());
-            failures += usize::from(bad > 0);
-            let check = format!("{} {pts} pts, max err {err:.1e}", if bad == 0 { "ok" } else { "FAIL" });
-            rows.push(Row {
-                variant: v.name().into(),
-                dim: 2,
-                size: size2.clone(),
-                r,
-                us,
-                bytes: 2.0 * (side * side * 4) as f64,
-                copy_us: copy2,
-                fma_us,
-                check,
-            });
+            let (us, check, ok) = measure(
+                &gpu,
+                a.reps,
+                &mut d_out2,
+                |o| gpu.conv2d_device(&d_in2, m.view(), v, o).map(|_| ()),
+                |o| Ok(b::spot_check_2d(o.to_host()?.view(), n2.view(), m.view())),
+            )?;
+            failures += usize::from(!ok);
+            rows.push(case2.row(v, r, us, fma_us, check));
         }
     }
     drop((d_in2, d_out2));
@@ -137,11 +178,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (len, n1) = (a.size1d, b::signal(a.size1d));
     let d_in1 = gpu.upload1(n1.view())?;
     let mut d_out1 = gpu.alloc1(len)?;
-    let copy1 = gpu.median_us(3, a.reps, || gpu.copy_device(&d_in1, &mut d_out1))?;
-    println!(
-        "memory roofline (device-to-device copy, {len} f32): {copy1:.1} us = {:.0} GB/s",
-        2.0 * (len * 4) as f64 / copy1 / 1e3
-    );
+    let case1 = Case {
+        dim: 1,
+        size: len.to_string(),
+        bytes: 2.0 * (len * 4) as f64,
+        copy_us: gpu.median_us(3, a.reps, || gpu.copy_device(&d_in1, &mut d_out1))?,
+    };
+    case1.print_roofline();
     for r in b::RADII_1D {
         let m = b::mask1(r);
         let fma_us = (len * m.len()) as f64 / fma_per_us;
@@ -149,24 +192,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             if !v.name().contains(&a.only) || v.resolve(1, r).is_err() {
                 continue;
             }
-            let us = gpu.median_us(3, a.reps, || {
-                gpu.conv1d_device(&d_in1, m.view(), v, &mut d_out1).map(|_| ())
-            })?;
-            let got = d_out1.to_host()?;
-            let (pts, err, bad) = b::spot_check_1d(got.view(), n1.view(), m.view());
-            failures += usize::from(bad > 0);
-            let check = format!("{} {pts} pts, max err {err:.1e}", if bad == 0 { "ok" } else { "FAIL" });
-            rows.push(Row {
-                variant: v.name().into(),
-                dim: 1,
-                size: len.to_string(),
-                r,
-                us,
-                bytes: 2.0 * (len * 4) as f64,
-                copy_us: copy1,
-                fma_us,
-                check,
-            });
+            let (us, check, ok) = measure(
+                &gpu,
+                a.reps,
+                &mut d_out1,
+                |o| gpu.conv1d_device(&d_in1, m.view(), v, o).map(|_| ()),
+                |o| Ok(b::spot_check_1d(o.to_host()?.view(), n1.view(), m.view())),
+            )?;
+            failures += usize::from(!ok);
+            rows.push(case1.row(v, r, us, fma_us, check));
         }
     }
 
