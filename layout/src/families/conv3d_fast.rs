@@ -1,0 +1,113 @@
+//! `conv3d_fast` (kernels-gpu/src/conv3d_fast.rs): compile-time radius. A block owns a
+//! 128 x 16 column of outputs and a chunk of depth; it streams the input planes of that
+//! column through a ring of shared buffers (16-byte `cp.async`, several planes ahead),
+//! so each input plane is read once per column, and computes one output plane per step
+//! from the `2r+1` planes around it. Each thread holds a 4-wide x K-tall patch of
+//! outputs in registers.
+use crate::shape::{blocks, MAX_GRID_X, MAX_GRID_YZ};
+use crate::{masks, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
+
+/// Threads across a block: one warp.
+pub const THREADS_X: u32 = 32;
+/// Threads down a block.
+pub const THREADS_Y: u32 = 8;
+/// Outputs per thread across (one F4).
+pub const QX: u32 = 4;
+/// Output tile width of a block.
+pub const TILE_W: u32 = THREADS_X * QX;
+/// Output planes a block computes, walking along depth.
+pub const CHUNK_Z: u32 = 64;
+/// Largest compiled radius.
+pub const MAX_RADIUS: u32 = 3;
+
+/// Output rows per thread.
+#[inline]
+pub const fn rows_per_thread(_r: u32) -> u32 {
+    2
+}
+
+/// Output tile height of a block.
+#[inline]
+pub const fn tile_h(r: u32) -> u32 {
+    THREADS_Y * rows_per_thread(r)
+}
+
+/// Halo columns staged on each side: `r` rounded up to whole F4s.
+#[inline]
+pub const fn pad(r: u32) -> u32 {
+    r.div_ceil(4) * 4
+}
+
+/// Planes in flight ahead of the ones being read: deep where memory dominates (r <= 1),
+/// one where arithmetic does.
+#[inline]
+pub const fn ahead(r: u32) -> u32 {
+    if r <= 1 {
+        3
+    } else {
+        1
+    }
+}
+
+/// Shared plane buffers: the `2r+1` planes an output plane reads, and those in flight.
+#[inline]
+pub const fn ring(r: u32) -> u32 {
+    2 * r + 1 + ahead(r)
+}
+
+/// Width of a staged row: the tile and its halos.
+#[inline]
+pub const fn staged_w(r: u32) -> u32 {
+    TILE_W + 2 * pad(r)
+}
+
+/// Shared floats of one staged plane.
+#[inline]
+pub const fn plane_floats(r: u32) -> u32 {
+    staged_w(r) * (tile_h(r) + 2 * r)
+}
+
+/// Shared floats a block needs: the ring of planes.
+#[inline]
+pub const fn shared_floats(r: u32) -> u32 {
+    ring(r) * plane_floats(r)
+}
+
+/// Blocks per SM the launch bounds ask for (the ring's shared memory allows this many).
+#[inline]
+pub const fn min_blocks(r: u32) -> u32 {
+    if r <= 1 {
+        3
+    } else {
+        2
+    }
+}
+
+/// The table row.
+pub const FAMILY: Family = Family {
+    name: "conv3d_fast",
+    dim: 3,
+    mask: MaskLoc::Const(masks::MASK_3D),
+    radii: Radii::Compiled { max: MAX_RADIUS },
+    params: crate::ParamList::Conv,
+    tile_limit: (u32::MAX, ""),
+    modes: crate::family::Modes::ZeroOnly,
+    launch_shape,
+    summary: "ours: compile-time radius, planes streamed along depth through a shared ring",
+};
+
+/// One block per (128 x 16 column, chunk of 64 planes).
+fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
+    let r = p.max_radius();
+    let [w, h, d] = p.extent;
+    Ok(LaunchShape {
+        grid: (
+            blocks(w as usize, TILE_W as usize, MAX_GRID_X)?,
+            blocks(h as usize, tile_h(r) as usize, MAX_GRID_YZ)?,
+            blocks(d as usize, CHUNK_Z as usize, MAX_GRID_YZ)?,
+        ),
+        block: (THREADS_X, THREADS_Y, 1),
+        shared_bytes: shared_floats(r) * 4,
+        persistent: false,
+    })
+}

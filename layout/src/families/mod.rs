@@ -1,0 +1,105 @@
+//! The kernel-family table: one file per family (its geometry, its launch-shape function
+//! and its row, `FAMILY`), and [`with_families!`], the one list of them. Everything else
+//! is derived from here: the host's `Variant`, the PTX entries the builder requires (and
+//! the only ones it allows), the lists the PTX tests walk, and the bench ids.
+use crate::family::{str_eq, Family};
+
+pub mod textbook;
+
+/// Calls `$m! { $(#[doc] module => Variant,)* }` with every kernel family: the one list of
+/// them. A family's module name is its name everywhere (device file, PTX entry, host
+/// `Variant::name`, test and bench ids); the second name is its host `Variant`.
+#[macro_export]
+macro_rules! with_families {
+    ($m:ident) => {
+        $m! {
+            /// 1D, one thread per output, mask by pointer (textbook Fig. 7.6).
+            conv1d_basic => Conv1dBasic,
+            /// 1D, mask in `__constant__` memory (Fig. 7.8).
+            conv1d_const => Conv1dConst,
+            /// 1D, input tile plus left/right halo cells in shared memory (Fig. 7.11).
+            conv1d_tiled => Conv1dTiled,
+            /// 1D, only internal cells in shared memory, halos read through the cache (Fig. 7.13).
+            conv1d_tiled_cached => Conv1dTiledCached,
+            /// 1D, fastest: compile-time radius, several outputs per thread from a register window.
+            conv1d_fast => Conv1dFast,
+            /// 2D, one thread per output, mask from global memory (Fig. 7.7).
+            conv2d_basic => Conv2dBasic,
+            /// 2D, mask in `__constant__` memory (Fig. 7.9).
+            conv2d_const => Conv2dConst,
+            /// 2D, block = input tile (32x32), output tile 32-2r: edge threads only load (Fig. 7.12).
+            conv2d_tiled_in => Conv2dTiledIn,
+            /// 2D, block = output tile (32x32), halo cells read through the cache (Fig. 7.15).
+            conv2d_tiled_cached => Conv2dTiledCached,
+            /// 2D, fastest: compile-time radius, register-blocked outputs from a shared tile.
+            conv2d_fast => Conv2dFast,
+            /// 3D, one thread per output, mask by pointer.
+            conv3d_basic => Conv3dBasic,
+            /// 3D, mask in the `__constant__` symbol `MASK_3D`.
+            conv3d_const => Conv3dConst,
+            /// 3D, block = 8x8x8 input tile, edge threads only load (the lecture's MP-4 strategy).
+            conv3d_tiled_in => Conv3dTiledIn,
+            /// 3D, block = 8x8x8 output tile, halos read through the cache.
+            conv3d_tiled_cached => Conv3dTiledCached,
+            /// 3D, fastest: compile-time radius, planes streamed along depth through a shared ring, register-blocked outputs.
+            conv3d_fast => Conv3dFast,
+        }
+    };
+}
+
+macro_rules! declare_families {
+    ($($(#[$doc:meta])* $module:ident => $variant:ident,)*) => {
+        $(pub mod $module;)*
+        /// Every family's row, in the list's order.
+        pub const ALL: &[&Family] = &[$(&$module::FAMILY),*];
+        // Each row carries its module's name: the name is written once, as the module.
+        const _: () = {
+            $(assert!(str_eq($module::FAMILY.name, stringify!($module)), "FAMILY.name must be its module's name");)*
+        };
+    };
+}
+with_families!(declare_families);
+
+/// The family named `name`.
+#[inline]
+pub fn by_name(name: &str) -> Option<&'static Family> {
+    ALL.iter().copied().find(|f| f.name == name)
+}
+
+/// Every PTX entry the module must have, as the builder checks it: every entry of every
+/// family, and the FMA probe.
+pub fn expected_entries() -> impl Iterator<Item = EntryName> {
+    ALL.iter()
+        .flat_map(|f| f.entries())
+        .map(EntryName::Family)
+        .chain(core::iter::once(EntryName::Probe(crate::args::FMA_PROBE_ENTRY)))
+}
+
+/// An expected PTX entry and the parameter list it takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryName {
+    /// An entry of a convolution family.
+    Family(crate::Entry),
+    /// A probe kernel.
+    Probe(&'static str),
+}
+
+impl EntryName {
+    /// The argument struct the entry takes.
+    #[inline]
+    pub fn params(&self) -> crate::ParamList {
+        match self {
+            EntryName::Family(e) => e.family.params,
+            EntryName::Probe(_) => crate::ParamList::FmaProbe,
+        }
+    }
+}
+
+impl core::fmt::Display for EntryName {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            EntryName::Family(e) => e.fmt(f),
+            EntryName::Probe(p) => f.write_str(p),
+        }
+    }
+}

@@ -1,0 +1,344 @@
+//! One row of the kernel-family table: everything the host, the builder and the tests
+//! need to know about a family, with the limits derived from the resources that set them.
+use crate::args::ParamList;
+use crate::masks::ConstSymbol;
+use crate::shape::{LaunchShape, Problem, ShapeError};
+
+/// Where a family reads its mask.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MaskLoc {
+    /// A device buffer, passed as [`crate::ConvArgs::mask`] (the `*_basic` kernels).
+    Global,
+    /// A `__constant__` symbol the host fills before the launch.
+    Const(ConstSymbol),
+}
+
+/// How the radius reaches a family's kernel, which fixes its PTX entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Radii {
+    /// One entry, named as the family; the radius is a run-time argument.
+    Runtime,
+    /// Only compile-time-radius entries `<name>_r0 ..= <name>_r<max>`. A mask whose
+    /// radii differ between axes runs on the entry of its largest radius, zero-padded.
+    Compiled {
+        /// The largest compiled radius.
+        max: u32,
+    },
+    /// Both: `<name>_r<R>` for masks of radius `R <= max` on every axis (the CUDA C++
+    /// twins' `template <int R>`), the run-time entry for any other mask.
+    Both {
+        /// The largest compiled radius.
+        max: u32,
+    },
+}
+
+/// Which ghost-cell policies a family implements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Modes {
+    /// Only zero, the textbook's (the others are refused with a typed error).
+    ZeroOnly,
+    /// Every [`crate::Mode`].
+    All,
+}
+
+/// A kernel family: one device file, one row of the table.
+#[derive(Clone, Copy, Debug)]
+pub struct Family {
+    /// Shared by the device file, the PTX entries, the host `Variant`, tests and benches.
+    pub name: &'static str,
+    /// 1, 2 or 3.
+    pub dim: usize,
+    /// Where the mask lives.
+    pub mask: MaskLoc,
+    /// How the radius reaches the kernel.
+    pub radii: Radii,
+    /// The argument struct its entries take.
+    pub params: ParamList,
+    /// The largest radius along any axis its tiles allow, and why (`u32::MAX` where the
+    /// tiles set no limit).
+    pub tile_limit: (u32, &'static str),
+    /// Ghost-cell policies it implements.
+    pub modes: Modes,
+    /// Grid, block and shared memory for a problem.
+    pub launch_shape: fn(&Problem) -> Result<LaunchShape, ShapeError>,
+    /// One line for tables: what it is (textbook figure).
+    pub summary: &'static str,
+}
+
+/// A PTX entry point of a family: the run-time-radius one, or `_r<R>`.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    /// The family.
+    pub family: &'static Family,
+    /// `Some(R)`: the entry with radius `R` compiled in.
+    pub radius: Option<u32>,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.family.name == other.family.name && self.radius == other.radius
+    }
+}
+impl Eq for Entry {}
+impl core::hash::Hash for Entry {
+    fn hash<H: core::hash::Hasher>(&self, h: &mut H) {
+        self.family.name.hash(h);
+        self.radius.hash(h);
+    }
+}
+
+impl core::fmt::Display for Entry {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.radius {
+            Some(r) => write!(f, "{}_r{r}", self.family.name),
+            None => f.write_str(self.family.name),
+        }
+    }
+}
+
+/// Why a mask is beyond a family: the largest radius it takes on every axis, and the
+/// resource that sets it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limit {
+    /// Largest radius (same on every axis).
+    pub max: u32,
+    /// What sets it.
+    pub why: &'static str,
+}
+
+/// Taps a mask indexed with 32 bits may have (the `*_basic` kernels' global masks).
+const INDEXED_TAPS: u64 = i32::MAX as u64;
+
+impl Family {
+    /// Taps the mask storage holds.
+    #[inline]
+    pub const fn mask_capacity(&self) -> (u64, &'static str) {
+        match self.mask {
+            MaskLoc::Global => (INDEXED_TAPS, "32-bit indexing of the mask"),
+            MaskLoc::Const(sym) => (sym.len as u64, sym.why),
+        }
+    }
+
+    /// The largest radius, the same on every axis, this family supports, and what sets
+    /// it: the smallest of the mask storage, the compiled radii and the tiles.
+    #[inline]
+    pub const fn max_radius(&self) -> Limit {
+        let (cap, why) = self.mask_capacity();
+        // Largest r with (2r+1)^dim <= cap, by bisection (cap reaches 2^31).
+        let (mut lo, mut hi): (u64, u64) = (0, cap);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if pow(2 * mid + 1, self.dim) <= cap {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        let mut limit = Limit { max: lo as u32, why };
+        if let Radii::Compiled { max } = self.radii {
+            if max < limit.max {
+                limit = Limit {
+                    max,
+                    why: "the radii compiled as fast entry points",
+                };
+            }
+        }
+        if self.tile_limit.0 < limit.max {
+            limit = Limit {
+                max: self.tile_limit.0,
+                why: self.tile_limit.1,
+            };
+        }
+        limit
+    }
+
+    /// Checks a mask of radius `radius` (per axis; axes past the dimension 0) against
+    /// every limit: each axis within the compiled radii and the tiles, and all taps
+    /// within the mask storage (rectangular masks may be long on one axis).
+    #[inline]
+    pub const fn check_radius(&self, radius: [u32; 3]) -> Result<(), Limit> {
+        let (cap, why) = self.mask_capacity();
+        let mut taps: u64 = 1;
+        let mut axis = 0;
+        while axis < self.dim {
+            let r = radius[axis];
+            if r > self.tile_limit.0 {
+                return Err(Limit {
+                    max: self.tile_limit.0,
+                    why: self.tile_limit.1,
+                });
+            }
+            if let Radii::Compiled { max } = self.radii {
+                if r > max {
+                    return Err(self.max_radius());
+                }
+            }
+            taps = taps.saturating_mul(2 * r as u64 + 1);
+            axis += 1;
+        }
+        if taps > cap {
+            return Err(Limit {
+                max: self.max_radius().max,
+                why,
+            });
+        }
+        Ok(())
+    }
+
+    /// The entry that runs a mask of radius `radius` (checked by [`Family::check_radius`]).
+    #[inline]
+    pub const fn entry(&'static self, radius: [u32; 3]) -> Entry {
+        let largest = {
+            let mut m = 0;
+            let mut axis = 0;
+            while axis < self.dim {
+                if radius[axis] > m {
+                    m = radius[axis];
+                }
+                axis += 1;
+            }
+            m
+        };
+        let same = {
+            let mut s = true;
+            let mut axis = 0;
+            while axis < self.dim {
+                s &= radius[axis] == largest;
+                axis += 1;
+            }
+            s
+        };
+        let compiled = match self.radii {
+            Radii::Runtime => None,
+            Radii::Compiled { .. } => Some(largest),
+            Radii::Both { max } if same && largest <= max => Some(largest),
+            Radii::Both { .. } => None,
+        };
+        Entry {
+            family: self,
+            radius: compiled,
+        }
+    }
+
+    /// Whether a mask of radius `radius` runs zero-padded to the largest radius (a
+    /// compiled-radius entry for a mask whose radii differ between axes).
+    #[inline]
+    pub const fn pads_mask(&'static self, radius: [u32; 3]) -> bool {
+        match self.entry(radius).radius {
+            None => false,
+            Some(r) => {
+                let mut axis = 0;
+                let mut pads = false;
+                while axis < self.dim {
+                    pads |= radius[axis] != r;
+                    axis += 1;
+                }
+                pads
+            }
+        }
+    }
+
+    /// Every PTX entry of the family.
+    #[inline]
+    pub fn entries(&'static self) -> impl Iterator<Item = Entry> {
+        let (runtime, compiled) = match self.radii {
+            Radii::Runtime => (true, None),
+            Radii::Compiled { max } => (false, Some(max)),
+            Radii::Both { max } => (true, Some(max)),
+        };
+        runtime
+            .then_some(Entry {
+                family: self,
+                radius: None,
+            })
+            .into_iter()
+            .chain(compiled.into_iter().flat_map(move |max| {
+                (0..=max).map(move |r| Entry {
+                    family: self,
+                    radius: Some(r),
+                })
+            }))
+    }
+
+    /// Whether it implements every ghost-cell policy.
+    #[inline]
+    pub const fn all_modes(&self) -> bool {
+        matches!(self.modes, Modes::All)
+    }
+}
+
+#[inline]
+const fn pow(base: u64, exp: usize) -> u64 {
+    let mut v: u64 = 1;
+    let mut i = 0;
+    while i < exp {
+        v = v.saturating_mul(base);
+        i += 1;
+    }
+    v
+}
+
+/// `a == b` in a `const` context (the table checks its names at compile time).
+#[inline]
+pub const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::families;
+    use std::string::ToString;
+
+    /// The table's limits, derived from the storage and tiles that set them.
+    #[test]
+    fn limits_follow_from_storage_tiles_and_compiled_radii() {
+        let max = |name| families::by_name(name).unwrap().max_radius();
+        assert_eq!(max("conv1d_basic").max, (i32::MAX as u32 - 1) / 2);
+        assert_eq!(max("conv2d_basic").max, 23_169);
+        assert_eq!(max("conv3d_basic").max, 644);
+        assert_eq!(max("conv1d_const").max, 2047);
+        assert_eq!(max("conv2d_const").max, 31);
+        assert_eq!(max("conv3d_const").max, 7);
+        assert_eq!(max("conv2d_tiled_in").max, 15);
+        assert_eq!(max("conv3d_tiled_in").max, 3);
+        assert_eq!(max("conv2d_fast").why, "the radii compiled as fast entry points");
+        assert!(max("conv2d_const").why.contains("MASK_2D"));
+        assert!(max("conv3d_tiled_in").why.contains("8x8x8"));
+    }
+
+    #[test]
+    fn entries_name_the_compiled_radius_or_the_run_time_one() {
+        let f = families::by_name("conv2d_const").unwrap();
+        assert_eq!(f.entry([3, 3, 0]).to_string(), "conv2d_const_r3");
+        assert_eq!(
+            f.entry([3, 1, 0]).to_string(),
+            "conv2d_const",
+            "rectangular: run-time radii"
+        );
+        assert_eq!(
+            f.entry([9, 9, 0]).to_string(),
+            "conv2d_const",
+            "past the compiled radii"
+        );
+        let fast = families::by_name("conv2d_fast").unwrap();
+        assert_eq!(
+            fast.entry([3, 1, 0]).to_string(),
+            "conv2d_fast_r3",
+            "padded to the largest"
+        );
+        assert!(fast.pads_mask([3, 1, 0]) && !fast.pads_mask([2, 2, 0]));
+        assert_eq!(f.entries().count(), 1 + 9);
+        assert_eq!(fast.entries().count(), 9);
+    }
+}
