@@ -1,7 +1,8 @@
-//! Criterion benchmarks of every variant: GPU time from CUDA events around `iters`
-//! back-to-back launches (`iter_custom`), so host overhead between launches is hidden
-//! as it would be in a pipeline. Sizes default to 4096² and 2^24 to keep a full run
-//! short; `GPUCONV_BENCH_FULL=1` uses the roofline report's 8192² and 2^28.
+//! Criterion benchmarks of every variant on every case of `gpuconv_benches::cases` (1D,
+//! 2D and 3D, one loop): GPU time from CUDA events around `iters` back-to-back launches
+//! (`iter_custom`), so host overhead between launches is hidden as it would be in a
+//! pipeline. Sides are halved to keep a full run short; `GPUCONV_BENCH_FULL=1` uses the
+//! roofline report's full sizes. Bench ids: `conv{d}d_{size}_r{r}/{variant}`.
 //!
 //! `cargo bench -p gpuconv-benches --bench variants`
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -32,52 +33,32 @@ fn benches(c: &mut Criterion) {
         }
         Err(e) => panic!("GPU setup failed: {e}"),
     };
-    let full = std::env::var_os("GPUCONV_BENCH_FULL").is_some();
-    let (side, len) = if full {
-        (b::SIZE_2D, b::SIZE_1D)
+    let scale = if std::env::var_os("GPUCONV_BENCH_FULL").is_some() {
+        1
     } else {
-        (4096, 1 << 24)
+        2
     };
-
-    let n2 = gpu.upload2(b::image(side).view()).expect("upload");
-    let mut p2 = gpu.alloc2(n2.dim()).expect("alloc");
-    for r in b::RADII_2D {
-        let m = b::mask2(r);
-        let mut g = c.benchmark_group(format!("conv2d_{side}x{side}_r{r}"));
-        g.throughput(Throughput::Bytes(2 * (side * side * 4) as u64));
-        for v in std::iter::once(Variant::Auto).chain(Variant::ALL_2D) {
-            if v.resolve(2, r).is_ok() {
-                g.bench_function(BenchmarkId::from_parameter(v.name()), |bn| {
-                    bn.iter_custom(|iters| {
-                        gpu_time(&gpu, iters, || {
-                            gpu.conv2d_device(&n2, m.view(), v, &mut p2).expect("launch");
+    for case in b::cases(scale) {
+        let dim = case.dim();
+        let n = gpu.upload(b::input(&case.shape).view()).expect("upload");
+        let mut p = gpu.alloc(n.raw_dim()).expect("alloc");
+        for &r in &case.radii {
+            let m = b::mask(dim, r);
+            let mut g = c.benchmark_group(case.id(r));
+            g.throughput(Throughput::Bytes(2 * (case.len() * 4) as u64));
+            for v in std::iter::once(Variant::Auto).chain(Variant::all_of_dim(dim)) {
+                if v.resolve(dim, r).is_ok() {
+                    g.bench_function(BenchmarkId::from_parameter(v.name()), |bn| {
+                        bn.iter_custom(|iters| {
+                            gpu_time(&gpu, iters, || {
+                                gpu.conv_device(&n, m.view(), v, &mut p).expect("launch");
+                            })
                         })
-                    })
-                });
+                    });
+                }
             }
+            g.finish();
         }
-        g.finish();
-    }
-    drop((n2, p2));
-
-    let n1 = gpu.upload1(b::signal(len).view()).expect("upload");
-    let mut p1 = gpu.alloc1(len).expect("alloc");
-    for r in b::RADII_1D {
-        let m = b::mask1(r);
-        let mut g = c.benchmark_group(format!("conv1d_{len}_r{r}"));
-        g.throughput(Throughput::Bytes(2 * (len * 4) as u64));
-        for v in std::iter::once(Variant::Auto).chain(Variant::ALL_1D) {
-            if v.resolve(1, r).is_ok() {
-                g.bench_function(BenchmarkId::from_parameter(v.name()), |bn| {
-                    bn.iter_custom(|iters| {
-                        gpu_time(&gpu, iters, || {
-                            gpu.conv1d_device(&n1, m.view(), v, &mut p1).expect("launch");
-                        })
-                    })
-                });
-            }
-        }
-        g.finish();
     }
 }
 

@@ -1,4 +1,5 @@
-//! The GPU handle: CUDA context, the embedded PTX module, one stream, the mask symbols.
+//! The GPU handle: CUDA context, the embedded PTX module, one stream, the mask symbols,
+//! and the one place a kernel is launched.
 use crate::error::{Error, Result};
 use cust::context::Context;
 use cust::device::DeviceAttribute;
@@ -7,43 +8,25 @@ use cust::function::{BlockSize, Function, GridSize};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
+use layout::{ConstSymbol, KernelParams, LaunchShape, ParamList};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::ffi::{c_void, CStr};
+use std::ffi::c_void;
 
-/// The PTX of every kernel, built from `kernels-gpu` by `build.rs` (through ptx-builder).
+/// The PTX of every kernel, built from `kernels-gpu` by `build.rs` (through ptx-builder,
+/// which checked it against the kernel-family table).
 pub static PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
 
-/// Which `__constant__` mask symbol a variant reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ConstMask {
-    Mask1d,
-    Mask2d,
-}
-
-/// One launch's shape: grid, block and dynamic shared memory, in one visible place.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LaunchShape {
-    /// Blocks in x, y, z.
-    pub grid: (u32, u32, u32),
-    /// Threads per block in x, y, z.
-    pub block: (u32, u32, u32),
-    /// Dynamic shared memory per block, in bytes.
-    pub shared_bytes: u32,
-    /// The kernel loops over tiles (persistent blocks): `grid.0` is one block per tile,
-    /// and the launch caps it at the blocks that fit on the GPU at once.
-    pub persistent: bool,
-}
-
 /// A CUDA context with the convolution module loaded. Create one and reuse it: module
-/// load (the driver's JIT of the PTX) is the slow part.
+/// load (the driver's JIT of the PTX) is the slow part. Device arrays borrow it, so none
+/// outlives the context that owns its memory.
 pub struct Gpu {
     // Field order is drop order: module and buffers go before the context.
     module: Module,
     stream: Stream,
     /// Last taps uploaded to each `.const` symbol, so pipelines skip repeat uploads.
-    const_masks: RefCell<[Vec<f32>; 2]>,
-    /// Device copy of the mask for the `*_basic` variants (pointer argument).
+    const_masks: RefCell<HashMap<&'static str, Vec<f32>>>,
+    /// Device copy of the mask for the families that take it by pointer.
     global_mask: RefCell<Option<(Vec<f32>, DeviceBuffer<f32>)>>,
     /// Streaming multiprocessors, for sizing persistent grids.
     sm_count: u32,
@@ -65,7 +48,7 @@ impl Gpu {
         Ok(Gpu {
             module,
             stream,
-            const_masks: RefCell::new([Vec::new(), Vec::new()]),
+            const_masks: RefCell::new(HashMap::new()),
             global_mask: RefCell::new(None),
             sm_count,
             occupancy: RefCell::new(HashMap::new()),
@@ -88,50 +71,37 @@ impl Gpu {
         Ok(self.stream.synchronize()?)
     }
 
-    pub(crate) fn function(&self, entry: &str) -> Result<Function<'_>> {
-        Ok(self.module.get_function(entry)?)
-    }
-
     /// Copies `taps` into a `__constant__` symbol (cudaMemcpyToSymbol), zero-padded to the
-    /// symbol's size. Skipped when the symbol already holds these taps.
-    pub(crate) fn set_const_mask(&self, which: ConstMask, taps: &[f32]) -> Result<()> {
+    /// symbol's length. Skipped when the symbol already holds these taps.
+    pub(crate) fn set_const_mask(&self, sym: ConstSymbol, taps: &[f32]) -> Result<()> {
         let mut cache = self.const_masks.borrow_mut();
-        let slot = &mut cache[which as usize];
-        if slot.as_slice() == taps && !taps.is_empty() {
+        if cache.get(sym.name).is_some_and(|t| t.as_slice() == taps) {
             return Ok(());
         }
-        match which {
-            ConstMask::Mask1d => self.copy_symbol::<{ ptx_builder::MASK_1D.1 }>(c"MASK_1D", taps)?,
-            ConstMask::Mask2d => self.copy_symbol::<{ ptx_builder::MASK_2D.1 }>(c"MASK_2D", taps)?,
-        }
-        *slot = taps.to_vec();
-        Ok(())
-    }
-
-    fn copy_symbol<const N: usize>(&self, name: &CStr, taps: &[f32]) -> Result<()> {
-        assert!(taps.len() <= N, "radius checked before upload");
-        let mut padded = [0.0f32; N];
-        padded[..taps.len()].copy_from_slice(taps);
+        assert!(taps.len() <= sym.len, "the mask was checked against the symbol");
         // Kernels still running may read the old mask.
         self.stream.synchronize()?;
-        self.module.get_global::<[f32; N]>(name)?.copy_from(&padded)?;
+        self.copy_symbol(sym, taps)?;
+        cache.insert(sym.name, taps.to_vec());
         Ok(())
     }
 
-    /// The mask as a device buffer, for the variants that take it as a pointer.
-    pub(crate) fn global_mask(&self, taps: &[f32]) -> Result<cust::memory::DevicePointer<f32>> {
+    /// The mask as a device buffer, for the families that take it as a pointer. Returns
+    /// its device address.
+    pub(crate) fn global_mask(&self, taps: &[f32]) -> Result<u64> {
         let mut cache = self.global_mask.borrow_mut();
         if let Some((t, buf)) = cache.as_ref() {
             if t.as_slice() == taps {
-                return Ok(buf.as_device_ptr());
+                return Ok(buf.as_device_ptr().as_raw());
             }
         }
+        // Kernels still running may read the old buffer.
         self.stream.synchronize()?;
         *cache = None;
         let buf = DeviceBuffer::from_slice(taps).map_err(|e| oom(e, std::mem::size_of_val(taps)))?;
-        let ptr = buf.as_device_ptr();
+        let addr = buf.as_device_ptr().as_raw();
         *cache = Some((taps.to_vec(), buf));
-        Ok(ptr)
+        Ok(addr)
     }
 
     /// Readies `entry` for launches of `shape`'s block and shared memory, once per
@@ -143,7 +113,7 @@ impl Gpu {
             return Ok(n);
         }
         if shape.shared_bytes > DEFAULT_SHARED_LIMIT {
-            allow_shared(f, shape.shared_bytes)?; // occupancy counts only what is allowed
+            allow_shared(entry, f, shape.shared_bytes)?; // occupancy counts only what is allowed
         }
         let b = shape.block;
         let n = f.max_active_blocks_per_multiprocessor(BlockSize::xyz(b.0, b.1, b.2), shape.shared_bytes as usize)?;
@@ -151,13 +121,23 @@ impl Gpu {
         Ok(n)
     }
 
-    /// Launches `entry` with `shape` and raw kernel arguments.
+    /// Launches `entry`, which takes the argument struct `params`, with `shape` and
+    /// `args`, asynchronously on [`Gpu::stream`]. This is the one place a kernel is
+    /// launched.
     ///
-    /// # Safety
-    /// `args` must match the kernel's parameter list, and every pointer in them must stay
-    /// valid, and hold what the kernel reads and writes, until the launch completes.
-    pub(crate) unsafe fn launch(&self, entry: &str, shape: LaunchShape, args: &[*mut c_void]) -> Result<()> {
-        let f = self.function(entry)?;
+    /// Callers build `args` from device arrays they borrow and whose shapes they have
+    /// checked against the launch (`conv::run`, `roofline::launch_fma_probe`): every
+    /// address in `args` is a live allocation of this context covering what the kernel
+    /// reads and writes.
+    pub(crate) fn launch<A: KernelParams>(
+        &self,
+        entry: &str,
+        params: ParamList,
+        shape: LaunchShape,
+        args: &A,
+    ) -> Result<()> {
+        assert_eq!(A::LIST, params, "{entry} takes {params:?}, not {:?}", A::LIST);
+        let f = self.module.get_function(entry)?;
         let mut g = shape.grid;
         if shape.persistent || shape.shared_bytes > DEFAULT_SHARED_LIMIT {
             let per_sm = self.prepare(entry, &f, &shape)?;
@@ -167,26 +147,56 @@ impl Gpu {
             }
         }
         let b = shape.block;
-        // SAFETY: forwarded from the caller's contract.
+        let arg = args as *const A as *mut c_void;
+        // SAFETY: the entry's one parameter is the `#[repr(C)]` struct `A` (its table row
+        // says `params`, checked equal to `A::LIST` above, and ptx-builder checked the
+        // PTX declares that parameter with `A`'s size and alignment), so the driver copies
+        // exactly `A`'s bytes from `arg`, which outlives this call. The device addresses
+        // in it are live buffers of this context that cover everything the kernel touches
+        // (the caller's contract above) and stay alive until the kernel completes: device
+        // memory is freed only by cuMemFree, which waits for pending work.
         unsafe {
             self.stream.launch(
                 &f,
                 GridSize::xyz(g.0, g.1, g.2),
                 BlockSize::xyz(b.0, b.1, b.2),
                 shape.shared_bytes,
-                args,
+                &[arg],
             )?;
         }
         Ok(())
     }
 }
 
+macro_rules! copy_symbol_by_name {
+    ($($name:ident: $ty:ident = $len:literal;)*) => {
+        impl Gpu {
+            /// Copies `taps`, zero-padded, into the symbol (cuModuleGetGlobal + a copy of
+            /// the symbol's whole length, typed by the symbol list).
+            fn copy_symbol(&self, sym: ConstSymbol, taps: &[f32]) -> Result<()> {
+                match sym.name {
+                    $(stringify!($name) => {
+                        let mut padded = vec![0.0f32; $len];
+                        padded[..taps.len()].copy_from_slice(taps);
+                        let padded: Box<[f32; $len]> = padded.into_boxed_slice().try_into().expect("length");
+                        let name = std::ffi::CString::new(stringify!($name)).expect("no NUL");
+                        self.module.get_global::<[f32; $len]>(&name)?.copy_from(&*padded)?;
+                        Ok(())
+                    })*
+                    other => unreachable!("{other} is not a mask symbol of the table"),
+                }
+            }
+        }
+    };
+}
+layout::with_const_masks!(copy_symbol_by_name);
+
 /// Dynamic shared memory a kernel may use without opting in (48 KiB).
 const DEFAULT_SHARED_LIMIT: u32 = 48 * 1024;
 
 /// Opts `f` in to `bytes` of dynamic shared memory (cudaFuncSetAttribute with
 /// MaxDynamicSharedMemorySize), which launches above 48 KiB need; cust has no wrapper.
-pub(crate) fn allow_shared(f: &Function<'_>, bytes: u32) -> Result<()> {
+fn allow_shared(entry: &str, f: &Function<'_>, bytes: u32) -> Result<()> {
     use cust::sys::{cuFuncSetAttribute, CUfunction_attribute, CUresult};
     // SAFETY: `f` is a live function handle of this context's module.
     let r = unsafe {
@@ -198,29 +208,25 @@ pub(crate) fn allow_shared(f: &Function<'_>, bytes: u32) -> Result<()> {
     };
     match r {
         CUresult::CUDA_SUCCESS => Ok(()),
-        _ => Err(Error::Shape(format!(
-            "kernel cannot use {bytes} bytes of shared memory ({r:?})"
-        ))),
+        r => Err(Error::SharedMemory {
+            entry: entry.to_string(),
+            bytes,
+            reason: format!("{r:?}"),
+        }),
     }
 }
 
 /// Allocates `len` floats on the device, reporting out-of-memory as such.
 pub(crate) fn alloc(len: usize) -> Result<DeviceBuffer<f32>> {
-    // SAFETY: f32 has no invalid bit patterns; every kernel writes its whole output.
+    // SAFETY: f32 has no invalid bit patterns; every kernel writes its whole output
+    // before anything reads it.
     unsafe { DeviceBuffer::uninitialized(len) }.map_err(|e| oom(e, len * 4))
 }
 
+/// A failed allocation of `bytes` as [`Error::OutOfMemory`], other errors as they are.
 pub(crate) fn oom(e: CudaError, bytes: usize) -> Error {
     match e {
         CudaError::OutOfMemory => Error::OutOfMemory { bytes },
         e => Error::Cuda(e),
     }
 }
-
-/// Builds the `&[*mut c_void]` argument list of a launch from kernel arguments.
-macro_rules! kernel_args {
-    ($($arg:expr),* $(,)?) => {
-        &[$(&$arg as *const _ as *mut ::std::ffi::c_void),*]
-    };
-}
-pub(crate) use kernel_args;

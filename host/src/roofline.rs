@@ -1,51 +1,57 @@
 //! Roofline probes and GPU timing for benchmarks: a device-to-device copy (the memory
 //! limit of a kernel that reads its input once and writes its output once) and the
 //! measured fp32 FMA rate (the compute limit), on the same stream as the convolutions.
-use crate::device_array::DeviceData;
+use crate::device_array::DeviceArray;
 use crate::error::{Error, Result};
-use crate::gpu::{kernel_args, Gpu, LaunchShape};
+use crate::gpu::Gpu;
 use cust::event::{Event, EventFlags};
 use cust::memory::AsyncCopyDestination;
-
-/// Threads per block of the FMA probe.
-const FMA_BLOCK: u32 = 256;
-/// FMAs per thread per loop iteration of `roofline_fma` (16 steps x 8 chains).
-const FMA_PER_ITER: u64 = 16 * 8;
+use layout::args::{FmaProbeArgs, FMA_BLOCK, FMA_PER_ITER, FMA_PROBE_ENTRY};
+use layout::{LaunchShape, ParamList};
+use ndarray::{Dimension, Ix1};
 
 impl Gpu {
     /// Copies `src` into `dst` on the GPU (cuMemcpyDtoDAsync on [`Gpu::stream`]).
-    pub fn copy_device<S: DeviceData, D: DeviceData>(&self, src: &S, dst: &mut D) -> Result<()> {
-        if src.buffer().len() != dst.buffer().len() {
-            return Err(Error::Shape(format!(
-                "copy of {} floats into {}",
-                src.buffer().len(),
-                dst.buffer().len()
-            )));
+    pub fn copy_device<D: Dimension>(&self, src: &DeviceArray<'_, D>, dst: &mut DeviceArray<'_, D>) -> Result<()> {
+        if src.shape() != dst.shape() {
+            return Err(Error::ShapeMismatch {
+                input: src.shape().to_vec(),
+                output: dst.shape().to_vec(),
+            });
         }
         // SAFETY: both buffers are device allocations of equal length, alive until the
         // copy completes (freeing device memory waits for pending work).
-        unsafe { dst.buffer_mut().async_copy_from(src.buffer(), self.stream())? };
+        unsafe { dst.buf.async_copy_from(&src.buf, self.stream())? };
         Ok(())
     }
 
-    /// Launches the FMA probe with one thread per element of `out`; returns the number
-    /// of FMAs it performs. Time it with [`Gpu::median_us`] to get the FMA rate.
-    pub fn launch_fma_probe<D: DeviceData>(&self, out: &mut D, iters: u32) -> Result<u64> {
-        let threads = out.buffer().len() as u32 / FMA_BLOCK * FMA_BLOCK;
-        if threads == 0 {
-            return Err(Error::Shape(format!("FMA probe needs at least {FMA_BLOCK} outputs")));
+    /// Launches the FMA probe with one thread per element of `out` (whole blocks of 256);
+    /// returns the number of FMAs it performs. Time it with [`Gpu::median_us`] to get the
+    /// FMA rate.
+    pub fn launch_fma_probe(&self, out: &mut DeviceArray<'_, Ix1>, iters: u32) -> Result<u64> {
+        let blocks = out.len() / FMA_BLOCK as usize;
+        if blocks == 0 {
+            return Err(Error::ProbeTooSmall {
+                got: out.len(),
+                min: FMA_BLOCK as usize,
+            });
         }
         let shape = LaunchShape {
-            grid: (threads / FMA_BLOCK, 1, 1),
+            grid: (blocks as u32, 1, 1),
             block: (FMA_BLOCK, 1, 1),
             shared_bytes: 0,
             persistent: false,
         };
-        let (p, a, b) = (out.buffer_mut().as_device_ptr(), 0.999_f32, 1.0e-3_f32);
-        // SAFETY: `roofline_fma(out, a, b, iters)` writes one float per launched thread,
-        // and `out` holds at least `threads` floats.
-        unsafe { self.launch("roofline_fma", shape, kernel_args![p, a, b, iters])? };
-        Ok(threads as u64 * iters as u64 * FMA_PER_ITER)
+        let args = FmaProbeArgs {
+            out: out.addr(),
+            a: 0.999,
+            b: 1.0e-3,
+            iters,
+        };
+        // `out`, borrowed for this call, holds one float per launched thread: what the
+        // probe writes, and all it touches.
+        self.launch(FMA_PROBE_ENTRY, ParamList::FmaProbe, shape, &args)?;
+        Ok(blocks as u64 * FMA_BLOCK as u64 * iters as u64 * FMA_PER_ITER)
     }
 
     /// Median GPU time in microseconds of `reps` runs of `work`, each bracketed by CUDA

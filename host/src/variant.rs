@@ -1,187 +1,214 @@
-//! The kernel variants, named as on the device side: `Variant::Conv1dTiled` launches the
-//! PTX entry `conv1d_tiled`, is benchmarked as `conv1d_tiled` and tested under that name.
+//! The kernel variants, one per family of the table (`layout::families`), generated from
+//! the table's one list of them: `Variant::Conv1dTiled` launches the PTX entries of the
+//! family `conv1d_tiled`, is benchmarked as `conv1d_tiled` and tested under that name.
+//! Names, dimensions, limits and entries all come from the family's row.
 use crate::error::{Error, Result};
-use ptx_builder::{MASK_1D, MASK_2D};
+use crate::Mode;
+use layout::Family;
 
-/// Radii with a compiled `conv1d_fast_r{R}` entry (one entry point per radius).
-pub const FAST_1D_RADII: std::ops::RangeInclusive<usize> = 0..=16;
-/// Radii with a compiled `conv2d_fast_r{R}` entry.
-pub const FAST_2D_RADII: std::ops::RangeInclusive<usize> = 0..=8;
-/// Radii with compiled compile-time-radius entries `conv2d_{basic,const,tiled_in,tiled_cached}_r{R}`
-/// (the CUDA C++ twins' `template <int R>`, MAXR = 8); other radii use the run-time entry.
-pub const TEXTBOOK_2D_RADII: std::ops::RangeInclusive<usize> = 0..=8;
+macro_rules! define_variant {
+    ($($(#[$doc:meta])* $module:ident => $variant:ident,)*) => {
+        /// Which kernel runs a convolution: `Auto`, or one kernel family.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+        #[non_exhaustive]
+        pub enum Variant {
+            /// Pick the fastest kernel for the shape, mask and ghost-cell mode (see
+            /// [`Variant::resolve_for`]).
+            #[default]
+            Auto,
+            $($(#[$doc])* $variant,)*
+        }
 
-/// Which kernel runs a convolution.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Variant {
-    /// Pick the fastest kernel for the shape and radius (see [`Variant::resolve`]).
-    Auto,
-    /// 1D, one thread per output, mask read from global memory (textbook Fig. 7.6).
-    Conv1dBasic,
-    /// 1D, mask in `__constant__` memory (Fig. 7.8).
-    Conv1dConst,
-    /// 1D, input tile plus left/right halo cells in shared memory (Fig. 7.11).
-    Conv1dTiled,
-    /// 1D, only internal cells in shared memory, halos read through the cache (Fig. 7.13).
-    Conv1dTiledCached,
-    /// 1D, fastest: compile-time radius, several outputs per thread from a register window.
-    Conv1dFast,
-    /// 2D, one thread per output, mask from global memory.
-    Conv2dBasic,
-    /// 2D, mask in `__constant__` memory.
-    Conv2dConst,
-    /// 2D, block = input tile (32x32), output tile 32-2r: edge threads only load.
-    Conv2dTiledIn,
-    /// 2D, block = output tile (32x32), halo cells read through the cache.
-    Conv2dTiledCached,
-    /// 2D, fastest: compile-time radius, register-blocked outputs from a shared tile.
-    Conv2dFast,
+        impl Variant {
+            /// Every concrete variant (every kernel family), in the table's order.
+            pub const ALL: &'static [Variant] = &[$(Variant::$variant),*];
+
+            /// The family's row of the table (`None` for `Auto`).
+            pub const fn family(self) -> Option<&'static Family> {
+                match self {
+                    Variant::Auto => None,
+                    $(Variant::$variant => Some(&layout::families::$module::FAMILY),)*
+                }
+            }
+        }
+    };
 }
+layout::with_families!(define_variant);
+
+/// Concrete variants of dimension `dim` (a `const` so the `ALL_nD` arrays are derived).
+const fn count(dim: usize) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while i < Variant::ALL.len() {
+        if Variant::ALL[i].dim() == dim {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+const fn of_dim<const N: usize>(dim: usize) -> [Variant; N] {
+    let mut out = [Variant::Auto; N];
+    let (mut i, mut k) = (0, 0);
+    while i < Variant::ALL.len() {
+        if Variant::ALL[i].dim() == dim {
+            out[k] = Variant::ALL[i];
+            k += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The order `Auto` tries the families in, per dimension: the first that supports the
+/// mask and the ghost-cell mode runs. Measured on the H200 (BENCHMARKS.md): the fast
+/// kernels beat every other variant wherever they apply; past their radii the textbook
+/// kernels follow in their measured order.
+const AUTO_ORDER: [&[Variant]; 3] = [
+    // 1D at r = 16: tiled is the fastest textbook kernel.
+    &[Variant::Conv1dFast, Variant::Conv1dTiled, Variant::Conv1dBasic],
+    // 2D at r = 4: tiled_in < const < basic < tiled_cached.
+    &[
+        Variant::Conv2dFast,
+        Variant::Conv2dTiledIn,
+        Variant::Conv2dConst,
+        Variant::Conv2dBasic,
+    ],
+    // 3D at r = 3: see BENCHMARKS.md.
+    &[
+        Variant::Conv3dFast,
+        Variant::Conv3dConst,
+        Variant::Conv3dTiledCached,
+        Variant::Conv3dBasic,
+    ],
+];
 
 impl Variant {
     /// Every concrete 1D variant.
-    pub const ALL_1D: [Variant; 5] = [
-        Variant::Conv1dBasic,
-        Variant::Conv1dConst,
-        Variant::Conv1dTiled,
-        Variant::Conv1dTiledCached,
-        Variant::Conv1dFast,
-    ];
+    pub const ALL_1D: [Variant; count(1)] = of_dim::<{ count(1) }>(1);
     /// Every concrete 2D variant.
-    pub const ALL_2D: [Variant; 5] = [
-        Variant::Conv2dBasic,
-        Variant::Conv2dConst,
-        Variant::Conv2dTiledIn,
-        Variant::Conv2dTiledCached,
-        Variant::Conv2dFast,
-    ];
+    pub const ALL_2D: [Variant; count(2)] = of_dim::<{ count(2) }>(2);
+    /// Every concrete 3D variant.
+    pub const ALL_3D: [Variant; count(3)] = of_dim::<{ count(3) }>(3);
 
-    /// The snake_case name shared by the PTX entry, the bench id and the tests.
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Auto => "auto",
-            Variant::Conv1dBasic => "conv1d_basic",
-            Variant::Conv1dConst => "conv1d_const",
-            Variant::Conv1dTiled => "conv1d_tiled",
-            Variant::Conv1dTiledCached => "conv1d_tiled_cached",
-            Variant::Conv1dFast => "conv1d_fast",
-            Variant::Conv2dBasic => "conv2d_basic",
-            Variant::Conv2dConst => "conv2d_const",
-            Variant::Conv2dTiledIn => "conv2d_tiled_in",
-            Variant::Conv2dTiledCached => "conv2d_tiled_cached",
-            Variant::Conv2dFast => "conv2d_fast",
+    /// Every concrete variant of dimension `dim` (1, 2 or 3; none for others).
+    pub fn all_of_dim(dim: usize) -> impl Iterator<Item = Variant> {
+        Variant::ALL.iter().copied().filter(move |v| v.dim() == dim)
+    }
+
+    /// The snake_case name shared by the device file, the PTX entries, the bench ids and
+    /// the tests (`auto` for `Auto`).
+    pub const fn name(self) -> &'static str {
+        match self.family() {
+            Some(f) => f.name,
+            None => "auto",
         }
     }
 
     /// Parses [`Variant::name`] back.
     pub fn from_name(s: &str) -> Option<Variant> {
         std::iter::once(Variant::Auto)
-            .chain(Self::ALL_1D)
-            .chain(Self::ALL_2D)
+            .chain(Variant::ALL.iter().copied())
             .find(|v| v.name() == s)
     }
 
-    /// The PTX entry point for this variant at `radius` (fast variants have one per radius;
-    /// the 2D textbook variants one per radius in [`TEXTBOOK_2D_RADII`], else the run-time one).
-    pub fn entry(self, radius: usize) -> String {
-        match self {
-            Variant::Conv1dFast | Variant::Conv2dFast => format!("{}_r{radius}", self.name()),
-            v if v.has_radius_entries() && TEXTBOOK_2D_RADII.contains(&radius) => {
-                format!("{}_r{radius}", v.name())
-            }
-            v => v.name().to_string(),
+    /// 1, 2 or 3 (0 for `Auto`, which fits every dimension).
+    pub const fn dim(self) -> usize {
+        match self.family() {
+            Some(f) => f.dim,
+            None => 0,
         }
     }
 
-    /// Whether [`Variant::entry`]`(radius)` of a textbook variant takes the radius as an
-    /// argument (the run-time-radius entries) or has it compiled in (the `_r{R}` ones).
-    pub fn entry_takes_radius(self, radius: usize) -> bool {
-        !self.is_fast() && !(self.has_radius_entries() && TEXTBOOK_2D_RADII.contains(&radius))
+    /// The largest radius (the same on every axis) this variant supports, and what sets
+    /// that limit: the mask storage, the compiled radii or the tiles (`layout::Family`).
+    pub fn max_radius(self) -> (usize, &'static str) {
+        match self.family() {
+            Some(f) => {
+                let l = f.max_radius();
+                (l.max as usize, l.why)
+            }
+            None => (
+                Variant::Conv1dBasic.max_radius().0,
+                "the basic kernel's 32-bit indexing",
+            ),
+        }
     }
 
-    /// Textbook variants compiled once per radius of [`TEXTBOOK_2D_RADII`] besides their
-    /// run-time-radius entry.
-    fn has_radius_entries(self) -> bool {
-        matches!(
-            self,
-            Variant::Conv2dBasic | Variant::Conv2dConst | Variant::Conv2dTiledIn | Variant::Conv2dTiledCached
+    /// Whether the variant implements every ghost-cell mode (else only zero).
+    pub fn all_modes(self) -> bool {
+        self.family().is_some_and(Family::all_modes)
+    }
+
+    /// The PTX entry this variant runs for a mask of radius `radius` on every axis.
+    pub fn entry(self, radius: usize) -> Option<String> {
+        let f = self.family()?;
+        let r = radius as u32;
+        Some(
+            f.entry([r, if f.dim > 1 { r } else { 0 }, if f.dim > 2 { r } else { 0 }])
+                .to_string(),
         )
     }
 
-    /// Every PTX entry point the host may launch: what `ptx_builder::check` expects.
+    /// Every PTX entry of every family (what the PTX must contain besides the probe),
+    /// the run-time-radius entries `Auto` uses included.
     pub fn all_entries() -> Vec<String> {
-        let textbook = Self::ALL_1D.iter().chain(Self::ALL_2D.iter()).filter(|v| !v.is_fast());
-        let mut e: Vec<String> = textbook.clone().map(|v| v.name().to_string()).collect();
-        for v in textbook.filter(|v| v.has_radius_entries()) {
-            e.extend(TEXTBOOK_2D_RADII.map(|r| v.entry(r)));
-        }
-        e.extend(FAST_1D_RADII.map(|r| Variant::Conv1dFast.entry(r)));
-        e.extend(FAST_2D_RADII.map(|r| Variant::Conv2dFast.entry(r)));
-        e
+        Variant::ALL
+            .iter()
+            .filter_map(|v| v.family())
+            .flat_map(|f| f.entries())
+            .map(|e| e.to_string())
+            .collect()
     }
 
-    fn is_fast(self) -> bool {
-        matches!(self, Variant::Conv1dFast | Variant::Conv2dFast)
-    }
-
-    /// 1 or 2 (0 for `Auto`, which fits either).
-    pub fn dim(self) -> usize {
-        match self {
-            Variant::Auto => 0,
-            v if Self::ALL_1D.contains(&v) => 1,
-            _ => 2,
-        }
-    }
-
-    /// The largest radius this variant supports, and what sets that limit.
-    pub fn max_radius(self) -> (usize, &'static str) {
-        // Global-memory masks: (2r+1)^d taps must index with 32 bits.
-        const GLOBAL_1D: usize = (i32::MAX as usize - 1) / 2;
-        match self {
-            Variant::Auto => (GLOBAL_1D, "the basic kernel's 32-bit indexing"),
-            Variant::Conv1dBasic => (GLOBAL_1D, "32-bit indexing of the mask"),
-            Variant::Conv1dConst | Variant::Conv1dTiled | Variant::Conv1dTiledCached => {
-                ((MASK_1D.1 - 1) / 2, "the MASK_1D __constant__ symbol")
-            }
-            Variant::Conv1dFast => (*FAST_1D_RADII.end(), "the radii compiled as fast entry points"),
-            Variant::Conv2dBasic => (23_169, "32-bit indexing of the mask"),
-            Variant::Conv2dConst | Variant::Conv2dTiledCached => (
-                ((MASK_2D.1 as f64).sqrt() as usize - 1) / 2,
-                "the MASK_2D __constant__ symbol",
-            ),
-            // Output tile is 32-2r; r = 15 leaves 2 outputs per 32x32 input tile.
-            Variant::Conv2dTiledIn => (15, "the 32x32 input tile in shared memory"),
-            Variant::Conv2dFast => (*FAST_2D_RADII.end(), "the radii compiled as fast entry points"),
-        }
-    }
-
-    /// The concrete variant for a `dim`-D call with this radius: `Auto` becomes the fastest
-    /// kernel that supports the radius; other variants are checked and returned as is.
+    /// [`Variant::resolve_for`] a mask of radius `radius` on every axis, ghost cells zero.
     pub fn resolve(self, dim: usize, radius: usize) -> Result<Variant> {
+        let r = u32::try_from(radius).unwrap_or(u32::MAX);
+        let mut radii = [0; 3];
+        radii[..dim.min(3)].fill(r);
+        self.resolve_for(dim, radii, Mode::Zero)
+    }
+
+    /// The concrete variant for a `dim`-D call with per-axis mask radii `radius` (x
+    /// first) and ghost-cell `mode`. `Auto` becomes the first family of its measured
+    /// order for `dim` that supports the mask and the mode; other variants are checked
+    /// and returned as they are.
+    pub fn resolve_for(self, dim: usize, radius: [u32; 3], mode: Mode) -> Result<Variant> {
+        if !(1..=3).contains(&dim) {
+            return Err(Error::UnsupportedDimension { ndim: dim });
+        }
+        let order = AUTO_ORDER[dim - 1];
+        let fits = |v: &Variant| {
+            let f = v.family().expect("concrete");
+            f.check_radius(radius).is_ok() && (mode == Mode::Zero || f.all_modes())
+        };
         let v = match self {
-            Variant::Auto => match dim {
-                1 if FAST_1D_RADII.contains(&radius) => Variant::Conv1dFast,
-                1 if radius <= Variant::Conv1dTiled.max_radius().0 => Variant::Conv1dTiled,
-                1 => Variant::Conv1dBasic,
-                _ if FAST_2D_RADII.contains(&radius) => Variant::Conv2dFast,
-                // Past the fast radii, the textbook kernels in their measured order at r = 4
-                // on the H200: tiled_in < const < basic < tiled_cached (BENCHMARKS.md).
-                _ if radius <= Variant::Conv2dTiledIn.max_radius().0 => Variant::Conv2dTiledIn,
-                _ if radius <= Variant::Conv2dConst.max_radius().0 => Variant::Conv2dConst,
-                _ => Variant::Conv2dBasic,
+            Variant::Auto => match order.iter().copied().find(fits) {
+                Some(v) => v,
+                // Nothing fits: report against the most general kernel, which names the
+                // limit the mask or the mode is beyond.
+                None => *order.last().expect("non-empty"),
             },
             v => v,
         };
-        if v.dim() != dim {
+        let f = v.family().expect("concrete");
+        if f.dim != dim {
             return Err(Error::WrongDimension { variant: self, dim });
         }
-        let (max, why) = v.max_radius();
-        if radius > max {
+        if let Err(limit) = f.check_radius(radius) {
             return Err(Error::MaskTooLarge {
                 variant: v,
-                radius,
-                max,
-                why,
+                radius: radius.iter().copied().max().unwrap_or(0) as usize,
+                max: limit.max as usize,
+                why: limit.why,
+            });
+        }
+        if mode != Mode::Zero && !f.all_modes() {
+            return Err(Error::ModeUnsupported {
+                variant: self,
+                mode,
+                why: "the textbook kernels keep the book's zero ghost cells; the fast kernels implement every mode",
             });
         }
         Ok(v)
@@ -199,14 +226,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_round_trip() {
-        for v in Variant::ALL_1D.into_iter().chain(Variant::ALL_2D) {
-            assert_eq!(Variant::from_name(v.name()), Some(v));
+    fn names_round_trip_and_follow_the_table() {
+        for v in Variant::ALL {
+            assert_eq!(Variant::from_name(v.name()), Some(*v));
+            assert_eq!(layout::families::by_name(v.name()).map(|f| f.dim), Some(v.dim()));
+        }
+        assert_eq!(Variant::ALL.len(), layout::families::ALL.len());
+        assert_eq!(
+            Variant::ALL_1D.len() + Variant::ALL_2D.len() + Variant::ALL_3D.len(),
+            Variant::ALL.len()
+        );
+        assert!(Variant::ALL_3D.contains(&Variant::Conv3dTiledIn));
+    }
+
+    #[test]
+    fn auto_order_lists_each_dimension_s_own_variants() {
+        for (i, order) in AUTO_ORDER.iter().enumerate() {
+            for v in *order {
+                assert_eq!(v.dim(), i + 1, "{v}");
+            }
+            // The last one takes any radius its storage allows: the fallback.
+            assert!(matches!(
+                order.last().unwrap().family().unwrap().mask,
+                layout::MaskLoc::Global
+            ));
         }
     }
 
     #[test]
-    fn resolve_checks_dimension_and_radius() {
+    fn resolve_checks_dimension_radius_and_mode() {
         assert!(matches!(
             Variant::Conv2dConst.resolve(1, 1),
             Err(Error::WrongDimension { .. })
@@ -215,36 +263,58 @@ mod tests {
             Variant::Conv2dTiledIn.resolve(2, 16),
             Err(Error::MaskTooLarge { max: 15, .. })
         ));
-        assert_eq!(Variant::Conv2dConst.max_radius().0, 31);
-        assert_eq!(Variant::Auto.resolve(1, 2).unwrap(), Variant::Conv1dFast);
-        assert_eq!(Variant::Auto.resolve(2, 12).unwrap(), Variant::Conv2dTiledIn);
-        assert_eq!(Variant::Auto.resolve(2, 20).unwrap(), Variant::Conv2dConst);
-        assert_eq!(Variant::Auto.resolve(2, 40).unwrap(), Variant::Conv2dBasic);
+        assert!(matches!(
+            Variant::Conv3dTiledIn.resolve(3, 4),
+            Err(Error::MaskTooLarge { max: 3, .. })
+        ));
+        assert_eq!(Variant::Conv3dConst.max_radius().0, 7);
+        assert!(matches!(
+            Variant::Auto.resolve(4, 1),
+            Err(Error::UnsupportedDimension { ndim: 4 })
+        ));
+        assert!(matches!(
+            Variant::Conv2dBasic.resolve_for(2, [1, 1, 0], Mode::Reflect),
+            Err(Error::ModeUnsupported { .. })
+        ));
+        assert_eq!(Variant::Auto.resolve(3, 2).unwrap(), Variant::Conv3dFast);
     }
 
     #[test]
-    fn textbook_2d_entries_per_radius() {
-        assert_eq!(Variant::Conv2dConst.entry(3), "conv2d_const_r3");
-        assert!(!Variant::Conv2dConst.entry_takes_radius(3));
-        assert_eq!(Variant::Conv2dTiledIn.entry(12), "conv2d_tiled_in");
-        assert!(Variant::Conv2dTiledIn.entry_takes_radius(12));
-        assert_eq!(Variant::Conv2dBasic.entry(0), "conv2d_basic_r0");
-        assert_eq!(Variant::Conv1dTiled.entry(3), "conv1d_tiled");
-        assert!(Variant::Conv1dTiled.entry_takes_radius(3));
+    fn rectangular_masks_are_checked_per_axis_and_by_taps() {
+        // A 1x65 mask on MASK_2D: radius 32 > 31 on one axis, but only 65 taps.
+        assert_eq!(
+            Variant::Conv2dConst.resolve_for(2, [32, 0, 0], Mode::Zero).unwrap(),
+            Variant::Conv2dConst
+        );
+        // 5x1001 = 5005 taps > 3969.
+        assert!(Variant::Conv2dConst.resolve_for(2, [500, 2, 0], Mode::Zero).is_err());
+        // The fast kernels take a rectangular mask up to their compiled radius.
+        assert_eq!(
+            Variant::Auto.resolve_for(2, [8, 1, 0], Mode::Zero).unwrap(),
+            Variant::Conv2dFast
+        );
+        assert_eq!(
+            Variant::Auto.resolve_for(2, [9, 1, 0], Mode::Zero).unwrap(),
+            Variant::Conv2dTiledIn
+        );
+    }
+
+    #[test]
+    fn entries_per_radius() {
+        assert_eq!(Variant::Conv2dConst.entry(3).unwrap(), "conv2d_const_r3");
+        assert_eq!(Variant::Conv2dTiledIn.entry(12).unwrap(), "conv2d_tiled_in");
+        assert_eq!(Variant::Conv1dTiled.entry(3).unwrap(), "conv1d_tiled");
+        assert_eq!(Variant::Conv3dFast.entry(2).unwrap(), "conv3d_fast_r2");
+        assert_eq!(Variant::Auto.entry(2), None);
         let all = Variant::all_entries();
         for e in [
             "conv2d_basic",
-            "conv2d_tiled_cached",
             "conv2d_tiled_cached_r8",
-            "conv2d_basic_r1",
             "conv1d_fast_r16",
+            "conv3d_tiled_in_r3",
         ] {
             assert!(all.iter().any(|x| x == e), "{e}");
         }
         assert!(!all.iter().any(|x| x == "conv2d_const_r9"));
-        let mut dedup = all.clone();
-        dedup.sort();
-        dedup.dedup();
-        assert_eq!(dedup.len(), all.len());
     }
 }

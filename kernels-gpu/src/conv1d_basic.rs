@@ -1,12 +1,16 @@
 //! 1D basic (textbook Fig. 7.6): one thread per output, mask passed as a pointer.
 use crate::device::*;
 
-/// `P[i] = Σ_j N[i - r + j] · M[j]`, ghost cells 0.
+/// `P[i] = Σ_j N[i - r + j] · M[j]`, ghost cells 0. Launched as
+/// `layout::families::conv1d_basic` says: one thread per output.
 ///
 /// # Safety
-/// `n` and `p` hold `len` floats, `m` holds `2r+1`; `len + 2r < 2^32`.
+/// `a.input` and `a.output` hold `a.extent[0]` floats, `a.mask` holds `2r+1` with
+/// `r = a.radius[0]`; `len + 2r < 2^32`.
 #[no_mangle]
-pub unsafe extern "gpu-kernel" fn conv1d_basic(n: *const f32, m: *const f32, p: *mut f32, radius: u32, len: u32) {
+pub unsafe extern "gpu-kernel" fn conv1d_basic(a: ConvArgs) {
+    let (n, m, p) = (input(&a), mask(&a), output(&a));
+    let (len, radius) = (a.extent[0], a.radius[0]);
     let i = block_x() * block_dim_x() + thread_x();
     if i >= len {
         return;
@@ -20,8 +24,14 @@ pub unsafe extern "gpu-kernel" fn conv1d_basic(n: *const f32, m: *const f32, p: 
         // k = i - r + j; ghost cells (k < 0 wraps high, or k >= len) contribute 0.
         let k = (i + j).wrapping_sub(radius);
         if k < len {
-            acc = fma(*first.wrapping_add(j as usize), *m.add(j as usize), acc);
+            // SAFETY: k is inside N, j inside M (the entry's contract).
+            acc = fma(
+                unsafe { load_global(first.wrapping_add(j as usize)) },
+                unsafe { load_global(m.wrapping_add(j as usize)) },
+                acc,
+            );
         }
     }
-    *p.add(i as usize) = acc;
+    // SAFETY: i < len.
+    unsafe { store_global(p.wrapping_add(i as usize), acc) }
 }

@@ -5,9 +5,12 @@ use crate::device::*;
 /// As `conv1d_basic`, the mask read from `MASK_1D`.
 ///
 /// # Safety
-/// `n` and `p` hold `len` floats; `MASK_1D` holds `2r+1` taps; `len + 2r < 2^32`.
+/// `a.input` and `a.output` hold `a.extent[0]` floats; `MASK_1D` holds `2r+1` taps with
+/// `r = a.radius[0]`; `len + 2r < 2^32`.
 #[no_mangle]
-pub unsafe extern "gpu-kernel" fn conv1d_const(n: *const f32, p: *mut f32, radius: u32, len: u32) {
+pub unsafe extern "gpu-kernel" fn conv1d_const(a: ConvArgs) {
+    let (n, p) = (input(&a), output(&a));
+    let (len, radius) = (a.extent[0], a.radius[0]);
     let i = block_x() * block_dim_x() + thread_x();
     if i >= len {
         return;
@@ -18,8 +21,14 @@ pub unsafe extern "gpu-kernel" fn conv1d_const(n: *const f32, p: *mut f32, radiu
     for j in 0..2 * radius + 1 {
         let k = (i + j).wrapping_sub(radius);
         if k < len {
-            acc = fma(*first.wrapping_add(j as usize), Mask1d::get(j), acc);
+            // SAFETY: k is inside N.
+            acc = fma(
+                unsafe { load_global(first.wrapping_add(j as usize)) },
+                Mask1d::get(j),
+                acc,
+            );
         }
     }
-    *p.add(i as usize) = acc;
+    // SAFETY: i < len.
+    unsafe { store_global(p.wrapping_add(i as usize), acc) }
 }

@@ -1,68 +1,51 @@
 //! 1D fast: compile-time radius (one entry point per radius), several outputs per thread.
 //!
-//! Blocks are persistent and pipelined (`device::pipelined_tiles`): a tile's 1024 inputs plus halo stream into
-//! shared memory with 16-byte `cp.async` while the previous tile is computed. Each thread computes 4 consecutive outputs from a register window of 4+2·pad inputs
-//! (LDS.128, conflict-free: a warp reads 512 contiguous bytes), every tap an FFMA with the
-//! mask as a constant-bank operand. One LDGSTS.128 and one STG.128 per thread per tile.
+//! A tile's 1024 inputs plus halo stream into shared memory with 16-byte `cp.async`
+//! (`device::pipelined_tiles`; persistent blocks with a ring of tiles where arithmetic
+//! dominates). Each thread computes 4 consecutive outputs from a register window of
+//! 4+2·pad inputs (LDS.128, conflict-free: a warp reads 512 contiguous bytes), every tap
+//! an FFMA with the mask as a constant-bank operand. One LDGSTS.128 and one STG.128 per
+//! thread per tile. Geometry: `layout::families::conv1d_fast`.
 use crate::device::*;
-
-/// Threads per block.
-pub const THREADS: u32 = 256;
-/// Outputs per thread (one F4).
-const Q: u32 = 4;
-/// Outputs per block.
-pub const TILE: u32 = THREADS * Q;
-
-/// Halo cells staged on each side: `r` rounded up to whole F4s.
-pub const fn pad(r: u32) -> u32 {
-    r.div_ceil(4) * 4
-}
-
-/// Tiles in flight per block. The host launches persistent blocks with a 4-deep ring
-/// for r >= 8 (more arithmetic to overlap), one block per tile below (see conv2d_fast).
-pub const fn stages(r: u32) -> u32 {
-    if r >= 8 {
-        4
-    } else {
-        1
-    }
-}
-
-/// Shared floats a block needs for radius `r`: `stages(r)` tile buffers (the host sizes
-/// the launch with this).
-pub const fn shared_floats(r: u32) -> u32 {
-    stages(r) * (TILE + 2 * pad(r))
-}
+use layout::families::conv1d_fast::{buffer_floats, pad, stages, Q, THREADS, TILE};
 
 /// Starts the asynchronous copy of tile `t`'s inputs `t·TILE - pd .. (t+1)·TILE + pd`
 /// (ghost cells 0) into the shared buffer at shared address `buf`.
+///
+/// # Safety
+/// `n` holds `len` floats; `buf` is a buffer of `buffer_floats(R)` shared floats.
 #[inline(always)]
 unsafe fn stage<const R: u32>(n: *const f32, len: u32, t: u32, buf: u32) {
     let pd = pad(R);
     let start = t * TILE;
     let count = TILE + 2 * pd;
     let mut c = thread_x();
-    if len % 4 == 0 {
+    if len.is_multiple_of(4) {
         // start and pd are multiples of 4: each group of 4 is wholly in or out.
         while c < count / 4 {
             let g = (start + 4 * c).wrapping_sub(pd);
             let inside = g < len;
-            let src = if inside { n.add(g as usize) } else { n };
-            cp_async_f4(buf + 16 * c, src, if inside { 16 } else { 0 });
+            let src = if inside { n.wrapping_add(g as usize) } else { n };
+            // SAFETY: 4c < count fits the buffer; a copied group lies inside N.
+            unsafe { cp_async_f4(buf + 16 * c, src, if inside { 16 } else { 0 }) };
             c += THREADS;
         }
     } else {
         while c < count {
             let g = (start + c).wrapping_sub(pd);
             let inside = g < len;
-            let src = if inside { n.add(g as usize) } else { n };
-            cp_async_f1(buf + 4 * c, src, if inside { 4 } else { 0 });
+            let src = if inside { n.wrapping_add(g as usize) } else { n };
+            // SAFETY: c < count fits the buffer; a copied cell lies inside N.
+            unsafe { cp_async_f1(buf + 4 * c, src, if inside { 4 } else { 0 }) };
             c += THREADS;
         }
     }
 }
 
 /// Computes and stores tile `t`'s outputs from its staged inputs at `s`.
+///
+/// # Safety
+/// `p` holds `len` floats; `s` is the staged buffer of tile `t`.
 #[inline(always)]
 unsafe fn compute<const R: u32>(s: *const f32, p: *mut f32, len: u32, t: u32) {
     let pd = pad(R);
@@ -71,7 +54,8 @@ unsafe fn compute<const R: u32>(s: *const f32, p: *mut f32, len: u32, t: u32) {
     let mut v = [0.0f32; 40];
     let win = Q + 2 * pd;
     for c in 0..win / 4 {
-        let f = *(s.add((Q * tx + 4 * c) as usize) as *const F4);
+        // SAFETY: Q·tx + 4c + 4 <= TILE + 2·pd, inside the buffer; 16-byte aligned.
+        let f = unsafe { *(s.add((Q * tx + 4 * c) as usize) as *const F4) };
         v[4 * c as usize..4 * c as usize + 4].copy_from_slice(&f.0);
     }
     let mut acc = [0.0f32; Q as usize];
@@ -82,39 +66,47 @@ unsafe fn compute<const R: u32>(s: *const f32, p: *mut f32, len: u32, t: u32) {
         }
     }
     let i = t * TILE + Q * tx;
-    if i + Q <= len && len % 4 == 0 {
-        store_f4(p.add(i as usize), F4(acc));
+    if i + Q <= len && len.is_multiple_of(4) {
+        // SAFETY: i..i+4 inside P, 16-byte aligned (len and i multiples of 4).
+        unsafe { store_f4(p.wrapping_add(i as usize), F4(acc)) };
     } else {
         for q in 0..Q {
             if i + q < len {
-                *p.add((i + q) as usize) = acc[q as usize];
+                // SAFETY: inside P.
+                unsafe { store_global(p.wrapping_add((i + q) as usize), acc[q as usize]) };
             }
         }
     }
 }
 
+/// # Safety
+/// `a.input`, `a.output` hold `a.extent[0]` floats (`len + 2^11 < 2^32`); `MASK_1D`
+/// holds the `2R+1` taps; launched as `layout::families::conv1d_fast` says.
 #[inline(always)]
-unsafe fn conv1d_fast<const R: u32>(n: *const f32, p: *mut f32, len: u32) {
+unsafe fn conv1d_fast<const R: u32>(a: &ConvArgs) {
+    let (n, p, len) = (input(a), output(a), a.extent[0]);
     pipelined_tiles(
         stages(R),
         len.div_ceil(TILE),
-        shared_floats(R) / stages(R),
-        // SAFETY (both): the kernel's contract covers n, p and len.
+        buffer_floats(R),
+        // SAFETY: the kernel's contract covers n and len; the pipeline hands out buffers
+        // of `buffer_floats(R)` inside the launch's shared memory.
         |t, buf| unsafe { stage::<R>(n, len, t, buf) },
+        // SAFETY: the kernel's contract covers p and len; `s` is tile t's staged buffer.
         |t, s| unsafe { compute::<R>(s, p, len, t) },
     )
 }
 
 macro_rules! entries {
     ($($name:ident = $r:literal),* $(,)?) => {$(
-        /// `conv1d_fast` at a fixed radius. Launch: 256 threads, a 1D grid of any size
-        /// (best: the blocks resident at once), `shared_floats(R)·4` bytes of shared memory.
+        /// `conv1d_fast` at a fixed radius.
         ///
         /// # Safety
-        /// `n`, `p` hold `len` floats (`len + 2^11 < 2^32`); `MASK_1D` holds the `2R+1` taps.
+        /// As `conv1d_fast`, for a mask of this radius.
         #[no_mangle]
-        pub unsafe extern "gpu-kernel" fn $name(n: *const f32, p: *mut f32, len: u32) {
-            conv1d_fast::<$r>(n, p, len)
+        pub unsafe extern "gpu-kernel" fn $name(a: ConvArgs) {
+            // SAFETY: forwarded from the entry's contract.
+            unsafe { conv1d_fast::<$r>(&a) }
         }
     )*};
 }

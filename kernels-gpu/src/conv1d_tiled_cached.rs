@@ -2,17 +2,27 @@
 //! to shared memory; halo cells were loaded by neighbouring blocks and are likely in L2.
 use crate::device::*;
 
-/// Launch with `B * 4` bytes of dynamic shared memory.
+/// Launched with `B * 4` bytes of dynamic shared memory (`layout::families::conv1d_tiled_cached`).
 ///
 /// # Safety
-/// `n` and `p` hold `len` floats; `MASK_1D` holds `2r+1` taps; `len + 2r < 2^32`.
+/// `a.input` and `a.output` hold `a.extent[0]` floats; `MASK_1D` holds `2r+1` taps;
+/// `len + 2r < 2^32`.
 #[no_mangle]
-pub unsafe extern "gpu-kernel" fn conv1d_tiled_cached(n: *const f32, p: *mut f32, radius: u32, len: u32) {
+pub unsafe extern "gpu-kernel" fn conv1d_tiled_cached(a: ConvArgs) {
+    let (n, p) = (input(&a), output(&a));
+    let (len, radius) = (a.extent[0], a.radius[0]);
     let s = shared_f32();
     let (t, b) = (thread_x(), block_dim_x());
     let start = block_x() * b;
     let i = start + t;
-    *s.add(t as usize) = if i < len { *n.add(i as usize) } else { 0.0 };
+    // SAFETY: t < B, the shared floats launched; i < len is inside N.
+    unsafe {
+        *s.add(t as usize) = if i < len {
+            load_global(n.wrapping_add(i as usize))
+        } else {
+            0.0
+        }
+    };
     sync_threads();
     if i >= len {
         return;
@@ -29,13 +39,17 @@ pub unsafe extern "gpu-kernel" fn conv1d_tiled_cached(n: *const f32, p: *mut f32
         if k < len {
             // Inside this block's tile: shared memory; else global (cached). The global
             // load is `load_global` so that LLVM cannot merge the two into a generic load.
-            let v = if k.wrapping_sub(start) < b {
-                *first_s.wrapping_add(j as usize)
-            } else {
-                load_global(first_n.wrapping_add(j as usize))
+            // SAFETY: k - start < B is inside the tile; else k < len is inside N.
+            let v = unsafe {
+                if k.wrapping_sub(start) < b {
+                    *first_s.wrapping_add(j as usize)
+                } else {
+                    load_global(first_n.wrapping_add(j as usize))
+                }
             };
             acc = fma(v, Mask1d::get(j), acc);
         }
     }
-    *p.add(i as usize) = acc;
+    // SAFETY: i < len.
+    unsafe { store_global(p.wrapping_add(i as usize), acc) }
 }

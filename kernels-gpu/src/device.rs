@@ -1,8 +1,15 @@
-//! The project's own cuda_std: indices, barrier, shared memory and `.const` masks.
+//! The project's own cuda_std: indices, barrier, shared memory, `.const` masks, global
+//! loads and stores, `cp.async` and the tile pipeline.
 //!
 //! This is the only module with intrinsics and inline PTX; kernels read like the
 //! textbook's pseudo-code on top of it.
+//!
+//! Pointers: the host passes device addresses in [`ConvArgs`] (generic addresses, as
+//! cuMemAlloc returns them). PTX maps every address outside the shared, local, const and
+//! param windows to the global space one to one, so these addresses are used as they are
+//! by the `.global` instructions below (`ld.global`, `st.global`, `cp.async`).
 use core::arch::nvptx;
+pub use layout::ConvArgs;
 
 /// `threadIdx.x`
 #[inline(always)]
@@ -58,7 +65,6 @@ pub fn block_dim_z() -> u32 {
     // SAFETY: as above.
     unsafe { nvptx::_block_dim_z() as u32 }
 }
-
 /// `gridDim.x`
 #[inline(always)]
 pub fn grid_dim_x() -> u32 {
@@ -87,37 +93,66 @@ pub fn fma(a: f32, b: f32, c: f32) -> f32 {
     core::intrinsics::fmaf32(a, b, c)
 }
 
-/// Four floats, 16-byte aligned: one `ld/st.v4.f32` (LDG.128/LDS.128 in SASS).
+/// Four floats, 16-byte aligned: one `ld/st.v4.f32` (LDS.128/STG.128 in SASS).
 #[derive(Clone, Copy)]
 #[repr(C, align(16))]
 pub struct F4(pub [f32; 4]);
 
-/// Loads 16 aligned bytes of read-only global memory through the non-coherent
-/// (texture) path, `ld.global.nc.v4.f32`: rustc cannot mark a pointer `__restrict__`, so
-/// LLVM would not choose `.nc` by itself.
+/// The input array of a launch.
+#[inline(always)]
+pub fn input(a: &ConvArgs) -> *const f32 {
+    a.input as *const f32
+}
+
+/// The output array of a launch.
+#[inline(always)]
+pub fn output(a: &ConvArgs) -> *mut f32 {
+    a.output as *mut f32
+}
+
+/// The mask of a launch whose family takes it by pointer.
+#[inline(always)]
+pub fn mask(a: &ConvArgs) -> *const f32 {
+    a.mask as *const f32
+}
+
+/// One float of global memory with `ld.global.f32` (LDG, as nvcc's for a kernel's
+/// `const float*`). Rust cannot give a pointer read from the argument struct the global
+/// address space, so a plain read would be a generic `ld`; this keeps the textbook
+/// kernels' loads what their twins' are. It also keeps a global load apart from a shared
+/// one on the other side of a branch (LLVM would merge the two into one generic load).
 ///
 /// # Safety
-/// `p` is 16-byte aligned, points to 4 readable floats not written during the kernel.
+/// `p` points to a readable float of global memory.
 #[inline(always)]
-pub unsafe fn load_nc_f4(p: *const f32) -> F4 {
-    let (a, b, c, d): (f32, f32, f32, f32);
+pub unsafe fn load_global(p: *const f32) -> f32 {
+    let v: f32;
     // SAFETY: per the function's contract.
     unsafe {
-        core::arch::asm!(
-            "ld.global.nc.v4.f32 {{{a}, {b}, {c}, {d}}}, [{p}];",
-            a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
-            p = in(reg64) p,
-            options(pure, readonly, nostack, preserves_flags)
-        );
+        core::arch::asm!("ld.global.f32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
+            options(pure, readonly, nostack, preserves_flags));
     }
-    F4([a, b, c, d])
+    v
+}
+
+/// Stores one float with `st.global.f32` (see [`load_global`]).
+///
+/// # Safety
+/// `p` points to a writable float of global memory.
+#[inline(always)]
+pub unsafe fn store_global(p: *mut f32, v: f32) {
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!("st.global.f32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v,
+            options(nostack, preserves_flags));
+    }
 }
 
 /// Stores 16 aligned bytes with one `st.global.v4.f32` (LLVM otherwise may split a store
 /// that it merges with an edge path's scalar stores).
 ///
 /// # Safety
-/// `p` is 16-byte aligned and points to 4 writable floats.
+/// `p` is 16-byte aligned and points to 4 writable floats of global memory.
 #[inline(always)]
 pub unsafe fn store_f4(p: *mut f32, v: F4) {
     let [a, b, c, d] = v.0;
@@ -131,21 +166,6 @@ pub unsafe fn store_f4(p: *mut f32, v: F4) {
     }
 }
 
-/// Loads one read-only float through the non-coherent path (`ld.global.nc.f32`).
-///
-/// # Safety
-/// `p` points to a readable float not written during the kernel.
-#[inline(always)]
-pub unsafe fn load_nc(p: *const f32) -> f32 {
-    let v: f32;
-    // SAFETY: per the function's contract.
-    unsafe {
-        core::arch::asm!("ld.global.nc.f32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
-            options(pure, readonly, nostack, preserves_flags));
-    }
-    v
-}
-
 /// The 32-bit shared-state-space address of a pointer into shared memory, as
 /// `cp.async` takes its destination.
 #[inline(always)]
@@ -155,7 +175,7 @@ pub fn shared_addr(p: *const f32) -> u32 {
     unsafe {
         core::arch::asm!(
             "{{ .reg .u64 t; cvta.to.shared.u64 t, {p}; cvt.u32.u64 {a}, t; }}",
-            a = out(reg32) a, p = in(reg64) p,
+            a = out(reg32) a, p = in(reg64) p as u64,
             options(pure, nomem, nostack, preserves_flags)
         );
     }
@@ -168,7 +188,7 @@ pub fn shared_addr(p: *const f32) -> u32 {
 ///
 /// # Safety
 /// `dst` is a 16-byte aligned shared address (from [`shared_addr`]); when `src_bytes`
-/// is 16, `src` is 16-byte aligned and points to 4 readable floats.
+/// is 16, `src` is 16-byte aligned and points to 4 readable floats of global memory.
 #[inline(always)]
 pub unsafe fn cp_async_f4(dst: u32, src: *const f32, src_bytes: u32) {
     // SAFETY: per the function's contract.
@@ -181,10 +201,12 @@ pub unsafe fn cp_async_f4(dst: u32, src: *const f32, src_bytes: u32) {
     }
 }
 
-/// As [`cp_async_f4`] for one float (`cp.async.ca`, 4 bytes), for unaligned rows.
+/// As [`cp_async_f4`] for one float (`cp.async.ca`, 4 bytes), for unaligned rows and
+/// ghost cells that read another element.
 ///
 /// # Safety
-/// `dst` is a 4-byte aligned shared address; when `src_bytes` is 4, `src` is readable.
+/// `dst` is a 4-byte aligned shared address; when `src_bytes` is 4, `src` points to a
+/// readable float of global memory.
 #[inline(always)]
 pub unsafe fn cp_async_f1(dst: u32, src: *const f32, src_bytes: u32) {
     // SAFETY: per the function's contract.
@@ -212,10 +234,10 @@ pub fn cp_async_wait<const N: u32>() {
     unsafe { core::arch::asm!("cp.async.wait_group {n};", n = const N, options(nostack, preserves_flags)) }
 }
 
-/// Waits until at most `stages - 1` copy groups are pending (`stages` is a compile-time
+/// Waits until at most `pending` copy groups are pending (`pending` is a compile-time
 /// constant after inlining, so this is one `cp.async.wait_group`).
 #[inline(always)]
-fn cp_async_wait_all_but(pending: u32) {
+pub fn cp_async_wait_all_but(pending: u32) {
     match pending {
         0 => cp_async_wait::<0>(),
         1 => cp_async_wait::<1>(),
@@ -259,8 +281,7 @@ pub fn pipelined_tiles(
         cp_async_commit();
         cp_async_wait_all_but(stages - 1); // this thread's copies of tile t have landed
         sync_threads(); // ... and everyone else's
-                        // SAFETY: buffer b lies inside the launch's stages * buf_floats shared floats.
-        compute(t, unsafe { s.add((buf_floats * b) as usize) });
+        compute(t, s.wrapping_add((buf_floats * b) as usize));
         sync_threads(); // buffer b is free to be refilled
         t += step;
         b = (b + 1) % stages;
@@ -269,42 +290,29 @@ pub fn pipelined_tiles(
 
 /// CUDA's `__launch_bounds__(max_threads, min_blocks)` for an entry: rustc has no such
 /// attribute, so this leaves a PTX comment that ptx-builder turns into the entry's
-/// `.maxntid`/`.minnctapersm` directives (the register budget ptxas then keeps to).
+/// `.maxntid`/`.minnctapersm` directives (the register budget ptxas then keeps to). The
+/// numbers are constant expressions, so they come from the family's layout module.
 #[macro_export]
 macro_rules! launch_bounds {
-    ($entry:ident, $max_threads:literal, $min_blocks:literal) => {
-        core::arch::global_asm!(concat!(
-            "// launch_bounds ",
-            stringify!($entry),
-            " ",
-            $max_threads,
-            " ",
-            $min_blocks
-        ));
+    ($entry:ident, $max_threads:expr, $min_blocks:expr) => {
+        core::arch::global_asm!(
+            concat!("// launch_bounds ", stringify!($entry), " {t} {b}"),
+            t = const $max_threads,
+            b = const $min_blocks,
+        );
     };
 }
 
-// The `__constant__` masks: real PTX `.const` symbols, filled by the host through
-// cuModuleGetGlobal (the textbook's cudaMemcpyToSymbol). Together they stay well
-// under the 64 KiB constant bank; the sizes fix each dimension's largest radius.
-core::arch::global_asm!(
-    ".const .align 16 .f32 MASK_1D[4095];",
-    ".const .align 16 .f32 MASK_2D[3969];",
-    ".const .align 16 .f32 MASK_3D[3375];",
-);
+/// Declares every `__constant__` mask symbol of [`layout::with_const_masks!`] (real PTX
+/// `.const` arrays the host fills through cuModuleGetGlobal, the textbook's
+/// cudaMemcpyToSymbol) and a typed reader for each.
+macro_rules! declare_const_masks {
+    ($($name:ident: $ty:ident = $len:literal;)*) => {$(
+        core::arch::global_asm!(concat!(".const .align 16 .f32 ", stringify!($name), "[", $len, "];"));
 
-/// Largest radius whose `2r+1` taps fit in `MASK_1D`.
-pub const MAX_RADIUS_1D: usize = 2047;
-/// Largest radius whose `(2r+1)^2` taps fit in `MASK_2D`.
-pub const MAX_RADIUS_2D: usize = 31;
-/// Largest radius whose `(2r+1)^3` taps fit in `MASK_3D`.
-pub const MAX_RADIUS_3D: usize = 7;
-
-macro_rules! const_mask {
-    ($name:ident, $sym:literal) => {
-        /// A typed view of one `.const` mask symbol; reads compile to `ld.const.f32`.
-        pub struct $name;
-        impl $name {
+        #[doc = concat!("Reads the `", stringify!($name), "` symbol; reads compile to `ld.const.f32`.")]
+        pub struct $ty;
+        impl $ty {
             /// The symbol's address (`mov.u64 a, MASK_xD`).
             #[inline(always)]
             pub fn base() -> u64 {
@@ -312,21 +320,22 @@ macro_rules! const_mask {
                 // SAFETY: takes the address of the module's own symbol; touches nothing.
                 unsafe {
                     core::arch::asm!(
-                        concat!("mov.u64 {a}, ", $sym, ";"),
+                        concat!("mov.u64 {a}, ", stringify!($name), ";"),
                         a = out(reg64) a,
                         options(pure, nomem, nostack, preserves_flags)
                     );
                 }
                 a
             }
-            /// Tap `i`, with a run-time index. The address is `base() + 4i` in Rust, so
-            /// in a loop LLVM walks one pointer (as nvcc does for `F_c[j]`) and ptxas
-            /// loads taps in pairs (`LDC.64`/`ULDC.64`) instead of one `LDC` per tap.
+            /// Tap `i`. The address is `base() + 4i` in Rust, so in a loop LLVM walks
+            /// one pointer (as nvcc does for `F_c[j]`) and ptxas loads taps in pairs
+            /// (`LDC.64`/`ULDC.64`) instead of one `LDC` per tap; with a constant `i`
+            /// ptxas folds the load into its FFMA as a constant-bank operand.
             #[inline(always)]
             pub fn get(i: u32) -> f32 {
                 let v: f32;
                 // SAFETY: `ld.const` inside the module's own symbol; the host checks the
-                // radius so `i` stays inside it.
+                // mask against the symbol's length, so `i` stays inside it.
                 unsafe {
                     core::arch::asm!(
                         "ld.const.f32 {v}, [{a}];",
@@ -340,66 +349,28 @@ macro_rules! const_mask {
                 }
                 v
             }
-            /// Tap `I`, with a compile-time index: an immediate address, which ptxas
-            /// folds straight into the FFMA's constant-bank operand.
-            #[inline(always)]
-            pub fn at<const I: usize>() -> f32 {
-                let v: f32;
-                // SAFETY: as `get`; the offset is a constant inside the symbol.
-                unsafe {
-                    core::arch::asm!(
-                        concat!("ld.const.f32 {v}, [", $sym, "+{o}];"),
-                        v = out(reg32) v,
-                        o = const I * 4,
-                        options(readonly, nostack, preserves_flags)
-                    );
-                }
-                v
-            }
         }
-    };
+    )*};
 }
-const_mask!(Mask1d, "MASK_1D");
-const_mask!(Mask2d, "MASK_2D");
-const_mask!(Mask3d, "MASK_3D");
-
-/// One float with a plain `ld.global.f32` (LDG through L1, like nvcc's for a `const
-/// float*`). For kernels that read either shared or global memory on the two sides of a
-/// branch (halos through the cache): written as two ordinary loads, LLVM sinks them into
-/// one load of a selected pointer, which only a generic `ld` (LD.E, plus the shared-window
-/// conversion) can serve; the asm keeps the global load apart and the shared one `ld.shared`.
-///
-/// # Safety
-/// `p` points to a readable float of global memory.
-#[inline(always)]
-pub unsafe fn load_global(p: *const f32) -> f32 {
-    let v: f32;
-    // SAFETY: per the function's contract.
-    unsafe {
-        core::arch::asm!("ld.global.f32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
-            options(pure, readonly, nostack, preserves_flags));
-    }
-    v
-}
+layout::with_const_masks!(declare_const_masks);
 
 /// Defines one compile-time-radius entry point per `name = R` pair, each calling the
-/// `#[inline(always)]` kernel body `$body(R, args...)` with a literal radius, so LLVM
-/// unrolls its loops and folds the offsets (the CUDA C++ `template <int R>` twins).
-/// The entries take the body's arguments without the radius.
+/// `#[inline(always)]` kernel body `$body([R; 3], &args)` with a literal radius on every
+/// axis, so LLVM unrolls its loops and folds the offsets (the CUDA C++ `template <int
+/// R>` twins). The host uses these entries for masks of radius R on every axis.
 #[macro_export]
 macro_rules! radius_entries {
-    (@one $body:ident ($($arg:ident : $ty:ty),* $(,)?) $name:ident $r:literal) => {
-        #[doc = concat!("`", stringify!($body), "` at radius ", stringify!($r), " (compile-time).")]
+    ($body:ident; $($name:ident = $r:literal),+ $(,)?) => {$(
+        #[doc = concat!("`", stringify!($body), "` at radius ", stringify!($r), " on every axis (compile-time).")]
         ///
         /// # Safety
-        /// As the run-time-radius entry of this file, with the radius fixed.
+        /// As the run-time-radius entry of this file, for a mask of this radius.
         #[no_mangle]
-        pub unsafe extern "gpu-kernel" fn $name($($arg: $ty),*) {
+        // `$body` is a kernel body of the invoking file, an `unsafe fn` by design.
+        #[allow(clippy::macro_metavars_in_unsafe)]
+        pub unsafe extern "gpu-kernel" fn $name(a: $crate::device::ConvArgs) {
             // SAFETY: forwarded from the entry's contract.
-            unsafe { $body($r, $($arg),*) }
+            unsafe { $body([$r; 3], &a) }
         }
-    };
-    ($body:ident $args:tt; $($name:ident = $r:literal),+ $(,)?) => {
-        $($crate::radius_entries!(@one $body $args $name $r);)+
-    };
+    )+};
 }

@@ -14,56 +14,10 @@ use std::process::Command;
 /// The PTX target architecture used unless told otherwise (the H200 is sm_90).
 pub const DEFAULT_ARCH: &str = "sm_90";
 
-/// The `.const` mask symbols the host fills (cudaMemcpyToSymbol), with their length in
-/// f32. `kernels-gpu/src/device.rs` declares them; [`check`] proves the two agree.
-pub const CONST_SYMBOLS: &[(&str, usize)] = &[(MASK_1D.0, MASK_1D.1), (MASK_2D.0, MASK_2D.1), (MASK_3D.0, MASK_3D.1)];
-/// 1D mask symbol: 4095 taps, radius up to 2047.
-pub const MASK_1D: (&str, usize) = ("MASK_1D", 4095);
-/// 2D mask symbol: 63x63 taps, radius up to 31.
-pub const MASK_2D: (&str, usize) = ("MASK_2D", 3969);
-/// 3D mask symbol: 15x15x15 taps, radius up to 7.
-pub const MASK_3D: (&str, usize) = ("MASK_3D", 3375);
-
-/// Kernel families whose PTX entry name is the family name itself. Add a new
-/// single-entry kernel here (one place) and `cargo xtask ptx` starts requiring it.
-pub const SINGLE_ENTRIES: &[&str] = &[
-    "conv1d_basic",
-    "conv1d_const",
-    "conv1d_tiled",
-    "conv1d_tiled_cached",
-    "conv2d_basic",
-    "conv2d_const",
-    "conv2d_tiled_in",
-    "conv2d_tiled_cached",
-];
-
-/// Kernel families instantiated once per compile-time radius: `(prefix, max radius)`
-/// gives entries `<prefix>_r0 ..= <prefix>_r<max>`.
-pub const RADIUS_FAMILIES: &[(&str, usize)] = &[
-    ("conv1d_fast", 16),
-    ("conv2d_fast", 8),
-    // The 2D textbook kernels' compile-time-radius entries (the CUDA C++ twins' `template <int R>`).
-    ("conv2d_basic", 8),
-    ("conv2d_const", 8),
-    ("conv2d_tiled_in", 8),
-    ("conv2d_tiled_cached", 8),
-];
-
-/// Every `.entry` the PTX module must contain, built from [`SINGLE_ENTRIES`] and
-/// [`RADIUS_FAMILIES`]. Lives here, not in the host crate, so GPU-free tools (xtask)
-/// can check the PTX without linking libcuda.
+/// Every `.entry` the PTX module must contain, and nothing else: every entry of every
+/// family of the table (`layout::families`), and the FMA probe.
 pub fn expected_entries() -> Vec<String> {
-    let mut out: Vec<String> = SINGLE_ENTRIES.iter().map(|s| s.to_string()).collect();
-    for (prefix, max_r) in RADIUS_FAMILIES {
-        out.extend((0..=*max_r).map(|r| format!("{prefix}_r{r}")));
-    }
-    out
-}
-
-/// The `.entry` names in `ptx` that are not in `expected`: allowed (someone may have added
-/// a kernel), but worth reporting.
-pub fn extra_entries<'a>(ptx: &'a str, expected: &[&str]) -> Vec<&'a str> {
-    entries(ptx).into_iter().filter(|e| !expected.contains(e)).collect()
+    layout::families::expected_entries().map(|e| e.to_string()).collect()
 }
 
 /// The `.const` symbols declared in a PTX module, as `(name, declaration)`.
@@ -130,8 +84,9 @@ impl fmt::Display for Error {
 }
 impl std::error::Error for Error {}
 
-/// Compiles `kernels-gpu` to PTX and returns the PTX text (also written to `out_file`).
-pub fn build(opts: &BuildOptions) -> Result<String, Error> {
+/// A cargo command for the device crate: the outer build's flags removed, the device
+/// flags set (target-cpu for every crate, the unroll threshold).
+fn device_cargo(opts: &BuildOptions) -> Command {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
     // A build script inherits the outer build's flags (host RUSTFLAGS, clippy's wrapper,
@@ -146,10 +101,6 @@ pub fn build(opts: &BuildOptions) -> Result<String, Error> {
             cmd.env_remove(&key);
         }
     }
-    if let Some(parent) = opts.out_file.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| Error::Io(parent.to_path_buf(), e))?;
-    }
-    let out = opts.out_file.to_string_lossy().into_owned();
     cmd.current_dir(&opts.crate_dir)
         // target-cpu for every crate, core included, or rustc refuses the ABI mismatch.
         // The unroll threshold stands in for CUDA's `#pragma unroll`: the fast kernels'
@@ -159,20 +110,43 @@ pub fn build(opts: &BuildOptions) -> Result<String, Error> {
             "RUSTFLAGS",
             format!("-C target-cpu={} -C llvm-args=-unroll-threshold=20000", opts.arch),
         )
-        .env("CARGO_TARGET_DIR", &opts.target_dir)
-        .args([
-            "rustc",
-            "--release",
-            "--target",
-            "nvptx64-nvidia-cuda",
-            "-Zbuild-std=core",
-            "--",
-        ])
-        .arg(format!("--emit=asm={out}"));
-    let output = cmd.output().map_err(Error::Spawn)?;
-    if !output.status.success() {
-        return Err(Error::Cargo(String::from_utf8_lossy(&output.stderr).into_owned()));
+        .env("CARGO_TARGET_DIR", &opts.target_dir);
+    cmd
+}
+
+/// A checked PTX module and what the device build said on the way.
+#[derive(Debug)]
+pub struct Built {
+    /// The PTX text (also written to `out_file`).
+    pub ptx: String,
+    /// The device build's warnings (rustc's `warning:` blocks), for the caller to show:
+    /// a build script's output is hidden unless it prints them as `cargo:warning`.
+    pub warnings: Vec<String>,
+}
+
+/// Compiles `kernels-gpu` to PTX, applies the launch bounds, and checks the module
+/// against the table ([`check`]): every caller gets a PTX that matches the host.
+pub fn build(opts: &BuildOptions) -> Result<Built, Error> {
+    if let Some(parent) = opts.out_file.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| Error::Io(parent.to_path_buf(), e))?;
     }
+    let out = opts.out_file.to_string_lossy().into_owned();
+    let mut cmd = device_cargo(opts);
+    cmd.args([
+        "rustc",
+        "--release",
+        "--target",
+        "nvptx64-nvidia-cuda",
+        "-Zbuild-std=core",
+        "--",
+    ])
+    .arg(format!("--emit=asm={out}"));
+    let output = cmd.output().map_err(Error::Spawn)?;
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    if !output.status.success() {
+        return Err(Error::Cargo(stderr));
+    }
+    let warnings = warning_blocks(&stderr);
     let ptx = std::fs::read_to_string(&opts.out_file).map_err(|e| Error::Io(opts.out_file.clone(), e))?;
     let ptx = launch_bounds::apply(&ptx).map_err(|missing| {
         Error::Check(
@@ -183,7 +157,51 @@ pub fn build(opts: &BuildOptions) -> Result<String, Error> {
         )
     })?;
     std::fs::write(&opts.out_file, &ptx).map_err(|e| Error::Io(opts.out_file.clone(), e))?;
-    Ok(ptx)
+    check(&ptx)?;
+    Ok(Built { ptx, warnings })
+}
+
+/// rustc's `warning:` blocks in a cargo log (each up to the next blank line), without
+/// the summary line `warning: ... generated N warnings`.
+pub fn warning_blocks(log: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur: Option<String> = None;
+    for line in log.lines() {
+        if line.starts_with("warning") && !line.contains(" generated ") {
+            out.extend(cur.take());
+            cur = Some(line.to_string());
+        } else if line.trim().is_empty() {
+            out.extend(cur.take());
+        } else if let Some(c) = cur.as_mut() {
+            c.push('\n');
+            c.push_str(line);
+        }
+    }
+    out.extend(cur);
+    out
+}
+
+/// Runs clippy on kernels-gpu for nvptx64 (the device crate is outside the workspace,
+/// so `cargo clippy --workspace` never sees it), warnings denied. Returns clippy's log.
+pub fn clippy(opts: &BuildOptions) -> Result<String, Error> {
+    let mut cmd = device_cargo(opts);
+    cmd.args([
+        "clippy",
+        "--release",
+        "--target",
+        "nvptx64-nvidia-cuda",
+        "-Zbuild-std=core",
+        "--",
+        "-D",
+        "warnings",
+    ]);
+    let output = cmd.output().map_err(Error::Spawn)?;
+    let log = String::from_utf8_lossy(&output.stderr).into_owned();
+    if output.status.success() {
+        Ok(log)
+    } else {
+        Err(Error::Cargo(log))
+    }
 }
 
 /// The names of every `.visible .entry` in a PTX module.
@@ -194,23 +212,76 @@ pub fn entries(ptx: &str) -> Vec<&str> {
         .collect()
 }
 
-/// Checks what the host relies on: each expected entry point is there, no function is
-/// left unresolved (`.extern .func`), and every `.const` mask symbol is declared.
-pub fn check(ptx: &str, expected_entries: &[&str]) -> Result<(), Error> {
-    let found = entries(ptx);
+/// The parameter declarations of every `.visible .entry`, as `(entry, [declaration])`.
+pub fn entry_params(ptx: &str) -> Vec<(&str, Vec<&str>)> {
+    let mut out = Vec::new();
+    let mut lines = ptx.lines();
+    while let Some(l) = lines.next() {
+        let Some(rest) = l.trim().strip_prefix(".visible .entry ") else {
+            continue;
+        };
+        let name = rest.split(['(', ' ']).next().unwrap_or(rest);
+        let mut params = Vec::new();
+        if !rest.trim_end().ends_with(')') {
+            for p in lines.by_ref() {
+                let p = p.trim();
+                if p.starts_with(')') {
+                    break;
+                }
+                params.push(p.trim_end_matches(','));
+            }
+        }
+        out.push((name, params));
+    }
+    out
+}
+
+/// The declaration an entry's one parameter must have: the table's argument struct, by
+/// value, with its size and alignment (`.param .align A .b8 <entry>_param_0[N]`).
+pub fn expected_param(entry: &str, list: layout::ParamList) -> String {
+    let align = match list {
+        layout::ParamList::Conv => std::mem::align_of::<layout::ConvArgs>(),
+        layout::ParamList::FmaProbe => std::mem::align_of::<layout::FmaProbeArgs>(),
+    };
+    format!(".param .align {align} .b8 {entry}_param_0[{}]", list.size())
+}
+
+/// Checks the PTX against the table, which is what the host relies on: the entries are
+/// exactly the ones the table names (none missing, none unnamed), each takes exactly its
+/// table row's argument struct, every `.const` mask symbol is declared with its length,
+/// and no function is left unresolved (`.extern .func`).
+pub fn check(ptx: &str) -> Result<(), Error> {
+    let expected: Vec<layout::families::EntryName> = layout::families::expected_entries().collect();
+    let names: Vec<String> = expected.iter().map(|e| e.to_string()).collect();
+    let found = entry_params(ptx);
     let mut problems = Vec::new();
-    for e in expected_entries {
-        if !found.contains(e) {
-            problems.push(format!("missing .entry {e}"));
+    for (e, name) in expected.iter().zip(&names) {
+        match found.iter().find(|(n, _)| n == name) {
+            None => problems.push(format!("missing .entry {name} (named by the table)")),
+            Some((_, params)) => {
+                let want = expected_param(name, e.params());
+                if params.len() != 1 || params[0] != want {
+                    problems.push(format!(
+                        ".entry {name} takes {params:?}, the table says `{want}` (one {:?} struct)",
+                        e.params()
+                    ));
+                }
+            }
+        }
+    }
+    for (name, _) in &found {
+        if !names.iter().any(|n| n == name) {
+            problems.push(format!(
+                ".entry {name} is not named by the table (layout/src/families): add its family or radius"
+            ));
         }
     }
     for l in ptx.lines().filter(|l| l.trim_start().starts_with(".extern .func")) {
         problems.push(format!("unresolved function: {}", l.trim()));
     }
-    for (s, len) in CONST_SYMBOLS {
-        let decl = format!(".const .align 16 .f32 {s}[{len}];");
-        if !ptx.contains(&decl) {
-            problems.push(format!("missing .const symbol `{decl}`"));
+    for sym in layout::masks::ALL {
+        if !ptx.lines().any(|l| sym.matches_declaration(l)) {
+            problems.push(format!("missing .const symbol {}[{}]", sym.name, sym.len));
         }
     }
     if problems.is_empty() {
@@ -224,44 +295,118 @@ pub fn check(ptx: &str, expected_entries: &[&str]) -> Result<(), Error> {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = ".const .align 16 .f32 MASK_1D[4095];\n.const .align 16 .f32 MASK_2D[3969];\n\
-        .const .align 16 .f32 MASK_3D[3375];\n.visible .entry k1(\n.visible .entry k2(\n";
-
-    #[test]
-    fn expected_entries_cover_every_family() {
-        let e = expected_entries();
-        assert_eq!(e.len(), 8 + 17 + 9 + 4 * 9);
-        for name in [
-            "conv1d_basic",
-            "conv2d_tiled_in",
-            "conv1d_fast_r0",
-            "conv1d_fast_r16",
-            "conv2d_fast_r8",
-        ] {
-            assert!(e.iter().any(|x| x == name), "{name}");
+    /// A module with every entry the table names, each with the right parameter, and the
+    /// mask symbols: what a correct build produces.
+    fn good() -> String {
+        let mut s = String::new();
+        for sym in layout::masks::ALL {
+            s += &format!(".const .align 16 .f32 {}[{}];\n", sym.name, sym.len);
         }
-        assert!(!e.iter().any(|x| x == "conv2d_fast_r9"));
+        for e in layout::families::expected_entries() {
+            let n = e.to_string();
+            s += &format!(
+                ".visible .entry {n}(\n\t{}\n)\n{{\n\tret;\n}}\n",
+                expected_param(&n, e.params())
+            );
+        }
+        s
     }
 
     #[test]
-    fn reports_extra_entries_and_const_symbols() {
-        assert_eq!(extra_entries(SAMPLE, &["k1"]), vec!["k2"]);
-        let names: Vec<_> = const_symbols(SAMPLE).into_iter().map(|(n, _)| n).collect();
+    fn expected_entries_cover_every_family_and_the_probe() {
+        let e = expected_entries();
+        for name in [
+            "conv1d_basic",
+            "conv2d_tiled_in",
+            "conv2d_tiled_in_r8",
+            "conv1d_fast_r0",
+            "conv1d_fast_r16",
+            "conv2d_fast_r8",
+            "conv3d_tiled_in",
+            "conv3d_fast_r3",
+            "roofline_fma",
+        ] {
+            assert!(e.iter().any(|x| x == name), "{name}");
+        }
+        for absent in ["conv2d_fast_r9", "conv1d_fast", "conv2d_fast", "conv1d_basic_r1"] {
+            assert!(!e.iter().any(|x| x == absent), "{absent}");
+        }
+        let mut d = e.clone();
+        d.sort();
+        d.dedup();
+        assert_eq!(d.len(), e.len(), "entry names are unique");
+    }
+
+    #[test]
+    fn a_correct_module_passes() {
+        let ptx = good();
+        check(&ptx).unwrap();
+        let names: Vec<_> = const_symbols(&ptx).into_iter().map(|(n, _)| n).collect();
         assert_eq!(names, vec!["MASK_1D", "MASK_2D", "MASK_3D"]);
     }
 
     #[test]
-    fn finds_entries() {
-        assert_eq!(entries(SAMPLE), vec!["k1", "k2"]);
+    fn a_missing_entry_fails() {
+        let bad = good().replace(".visible .entry conv3d_fast_r2(", ".visible .func conv3d_fast_r2(");
+        let err = check(&bad).unwrap_err().to_string();
+        assert!(err.contains("missing .entry conv3d_fast_r2"), "{err}");
     }
 
     #[test]
-    fn check_reports_missing_entry_and_extern() {
-        assert!(check(SAMPLE, &["k1", "k2"]).is_ok());
-        let bad = format!("{SAMPLE}.extern .func foo(\n");
-        let err = check(&bad, &["k1", "k3"]).unwrap_err().to_string();
-        assert!(err.contains("missing .entry k3"), "{err}");
+    fn an_entry_the_table_does_not_name_fails() {
+        let bad = format!("{}.visible .entry conv2d_fast_r9(\n)\n{{\n}}\n", good());
+        let err = check(&bad).unwrap_err().to_string();
+        assert!(err.contains("conv2d_fast_r9 is not named by the table"), "{err}");
+    }
+
+    #[test]
+    fn a_wrong_parameter_list_fails() {
+        // The old scalar parameter list of conv1d_basic, or a struct of the wrong size.
+        let bad = good().replace(
+            &expected_param("conv1d_basic", layout::ParamList::Conv),
+            ".param .u64 conv1d_basic_param_0,\n\t.param .u32 conv1d_basic_param_1",
+        );
+        let err = check(&bad).unwrap_err().to_string();
+        assert!(err.contains(".entry conv1d_basic takes"), "{err}");
+        let size = layout::ParamList::Conv.size();
+        let bad = good().replace(
+            &format!("conv2d_basic_r3_param_0[{size}]"),
+            &format!("conv2d_basic_r3_param_0[{}]", size - 4),
+        );
+        assert!(check(&bad).unwrap_err().to_string().contains("conv2d_basic_r3 takes"));
+    }
+
+    #[test]
+    fn unresolved_functions_and_missing_symbols_fail() {
+        let err = check(&format!("{}.extern .func foo(\n", good()))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("unresolved function"), "{err}");
-        assert!(check(".visible .entry k1(\n", &["k1"]).is_err());
+        let err = check(&good().replace("MASK_3D[3375]", "MASK_3D[343]"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("missing .const symbol MASK_3D[3375]"), "{err}");
+    }
+
+    #[test]
+    fn finds_entries_and_their_parameters() {
+        let ptx = ".visible .entry k1(\n\t.param .u64 k1_param_0,\n\t.param .u32 k1_param_1\n)\n{\n}\n.visible .entry k2()\n{\n}\n";
+        assert_eq!(entries(ptx), vec!["k1", "k2"]);
+        assert_eq!(
+            entry_params(ptx),
+            vec![
+                ("k1", vec![".param .u64 k1_param_0", ".param .u32 k1_param_1"]),
+                ("k2", vec![])
+            ]
+        );
+    }
+
+    #[test]
+    fn warning_blocks_are_collected() {
+        let log = "   Compiling kernels-gpu\nwarning: unused variable: `x`\n  --> src/a.rs:1:1\n\nwarning: `kernels-gpu` (lib) generated 1 warning\n";
+        assert_eq!(
+            warning_blocks(log),
+            vec!["warning: unused variable: `x`\n  --> src/a.rs:1:1".to_string()]
+        );
     }
 }

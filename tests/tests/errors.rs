@@ -1,60 +1,60 @@
-//! Every way a call can fail: the typed `Error`, its message, and that nothing the caller
-//! owns changes. The pure functions (mask radius, launch shapes, `Variant::resolve`) are
-//! tested without a GPU; the calls on `Gpu` are GPU-gated.
-use gpuconv::conv1d::{launch_shape_1d, mask_radius_1d};
-use gpuconv::conv2d::{launch_shape_2d, mask_radius_2d, TILE_2D};
-use gpuconv::{Error, Variant};
-use gpuconv_tests::{gpu, random_array1, random_array2};
-use ndarray::{Array1, Array2};
+//! Every way a call can fail: the typed `Error`, its message, and that a refused call
+//! leaves the caller's device buffers alone. The pure functions (mask radius, launch
+//! shapes, `Variant::resolve`) are tested without a GPU; the calls on `Gpu` are GPU-gated.
+use gpuconv::conv::{launch_shape, mask_radius};
+use gpuconv::{Error, Mode, Options, Variant};
+use gpuconv_tests::{gpu, random_array};
+use layout::families as fam;
+use ndarray::{Array, Array1, Array2, ArrayD, IxDyn};
 
-fn all_concrete() -> impl Iterator<Item = Variant> {
-    Variant::ALL_1D.into_iter().chain(Variant::ALL_2D)
+/// Radii `[r; dim]` x first, 0 past the dimension.
+fn iso(dim: usize, r: u32) -> [u32; 3] {
+    let mut a = [0; 3];
+    a[..dim].fill(r);
+    a
 }
 
 // ================================================================ no GPU needed
 
 #[test]
-fn mask_radius_1d_accepts_odd_refuses_empty_and_even() {
-    for (len, r) in [(1, 0), (3, 1), (5, 2), (4095, 2047)] {
-        let m = Array1::<f32>::zeros(len);
-        assert_eq!(mask_radius_1d(&m.view()).unwrap(), r, "{len} taps");
-    }
-    for len in [0, 2, 4, 4096] {
-        let m = Array1::<f32>::zeros(len);
-        match mask_radius_1d(&m.view()) {
-            Err(Error::BadMask { shape }) => assert_eq!(shape, vec![len]),
-            other => panic!("{len} taps: expected BadMask, got {other:?}"),
-        }
-    }
-    let msg = mask_radius_1d(&Array1::<f32>::zeros(4).view()).unwrap_err().to_string();
-    assert!(msg.contains("[4]") && msg.contains("odd"), "unhelpful message: {msg}");
-}
-
-#[test]
-fn mask_radius_2d_accepts_odd_squares_only() {
-    for (k, r) in [(1, 0), (3, 1), (5, 2), (63, 31)] {
-        let m = Array2::<f32>::zeros((k, k));
-        assert_eq!(mask_radius_2d(&m.view()).unwrap(), r, "{k}x{k}");
-    }
-    for shape in [(0, 0), (2, 2), (4, 4), (3, 5), (5, 3), (1, 3), (3, 0)] {
-        let m = Array2::<f32>::zeros(shape);
-        match mask_radius_2d(&m.view()) {
-            Err(Error::BadMask { shape: s }) => assert_eq!(s, vec![shape.0, shape.1]),
+fn mask_radius_accepts_odd_sides_and_refuses_empty_and_even() {
+    assert_eq!(mask_radius(&[1]).unwrap(), [0, 0, 0]);
+    assert_eq!(mask_radius(&[4095]).unwrap(), [2047, 0, 0]);
+    assert_eq!(mask_radius(&[63, 63]).unwrap(), [31, 31, 0]);
+    // Rectangular masks: each side odd, chosen independently (x, the last axis, first).
+    assert_eq!(mask_radius(&[1, 9]).unwrap(), [4, 0, 0]);
+    assert_eq!(mask_radius(&[7, 3]).unwrap(), [1, 3, 0]);
+    assert_eq!(mask_radius(&[5, 3, 1]).unwrap(), [0, 1, 2]);
+    for shape in [
+        &[0usize][..],
+        &[2],
+        &[4096],
+        &[0, 0],
+        &[2, 2],
+        &[3, 4],
+        &[4, 3],
+        &[3, 0],
+        &[3, 3, 2],
+    ] {
+        match mask_radius(shape) {
+            Err(Error::BadMask { shape: s }) => assert_eq!(s, shape),
             other => panic!("{shape:?}: expected BadMask, got {other:?}"),
         }
     }
-    let msg = mask_radius_2d(&Array2::<f32>::zeros((3, 5)).view())
-        .unwrap_err()
-        .to_string();
+    let msg = mask_radius(&[3, 4]).unwrap_err().to_string();
     assert!(
-        msg.contains("[3, 5]") && msg.contains("equal sides"),
+        msg.contains("[3, 4]") && msg.contains("odd"),
         "unhelpful message: {msg}"
     );
+    assert!(matches!(
+        mask_radius(&[3, 3, 3, 3]),
+        Err(Error::UnsupportedDimension { ndim: 4 })
+    ));
 }
 
 #[test]
 fn resolve_accepts_up_to_max_radius_and_refuses_beyond() {
-    for v in all_concrete() {
+    for &v in Variant::ALL {
         let (max, why) = v.max_radius();
         assert!(!why.is_empty());
         assert_eq!(v.resolve(v.dim(), 0).unwrap(), v);
@@ -65,25 +65,23 @@ fn resolve_accepts_up_to_max_radius_and_refuses_beyond() {
                 radius,
                 max: m,
                 why: w,
-            }) => {
-                assert_eq!((variant, radius, m, w), (v, max + 1, max, why));
-            }
+            }) => assert_eq!((variant, radius, m, w), (v, max + 1, max, why)),
             other => panic!("{v} radius {}: expected MaskTooLarge, got {other:?}", max + 1),
         }
         let msg = v.resolve(v.dim(), max + 1).unwrap_err().to_string();
-        for part in [format!("{}", max + 1), format!("{max}"), why.to_string()] {
+        for part in [
+            format!("{}", max + 1),
+            format!("{max}"),
+            why.to_string(),
+            v.name().to_string(),
+        ] {
             assert!(msg.contains(&part), "{v}: message {msg:?} lacks {part:?}");
         }
-        // The variant is named (see error_messages_use_variant_name).
-        assert!(
-            msg.contains(v.name()) || msg.contains(&format!("{v:?}")),
-            "{v}: message {msg:?} does not name the variant"
-        );
     }
 }
 
 #[test]
-fn resolve_max_radii_match_the_documented_limits() {
+fn max_radii_follow_from_constant_and_shared_memory() {
     let max = |v: Variant| v.max_radius().0;
     assert_eq!(max(Variant::Conv1dConst), 2047, "MASK_1D holds 4095 taps");
     assert_eq!(max(Variant::Conv1dTiled), 2047);
@@ -97,56 +95,83 @@ fn resolve_max_radii_match_the_documented_limits() {
         "32x32 input tile, output tile 32-2r >= 2"
     );
     assert_eq!(max(Variant::Conv2dFast), 8);
+    assert_eq!(max(Variant::Conv3dConst), 7, "MASK_3D holds 15x15x15 taps");
+    assert_eq!(max(Variant::Conv3dTiledCached), 7);
+    assert_eq!(
+        max(Variant::Conv3dTiledIn),
+        3,
+        "8x8x8 input tile, output tile 8-2r >= 2"
+    );
+    assert_eq!(max(Variant::Conv3dFast), 3);
     // The basic kernels index the mask with 32 bits: (2r+1)^d taps <= i32::MAX.
-    let b1 = max(Variant::Conv1dBasic);
-    let taps1 = 2 * b1 + 1;
-    assert!(taps1 <= i32::MAX as usize && taps1 + 2 > i32::MAX as usize, "{b1}");
-    let b2 = max(Variant::Conv2dBasic);
-    assert!((2 * b2 + 1).pow(2) <= i32::MAX as usize && (2 * b2 + 3).pow(2) > i32::MAX as usize);
+    for (v, d) in [
+        (Variant::Conv1dBasic, 1),
+        (Variant::Conv2dBasic, 2),
+        (Variant::Conv3dBasic, 3),
+    ] {
+        let b = max(v) as u64;
+        assert!(
+            (2 * b + 1).pow(d) <= i32::MAX as u64 && (2 * b + 3).pow(d) > i32::MAX as u64,
+            "{v}: {b}"
+        );
+    }
+    assert_eq!(max(Variant::Conv3dBasic), 644);
 }
 
 #[test]
 fn resolve_refuses_the_wrong_dimension() {
-    for v in Variant::ALL_1D {
-        match v.resolve(2, 1) {
-            Err(Error::WrongDimension { variant, dim }) => assert_eq!((variant, dim), (v, 2)),
-            other => panic!("{v} for 2D: expected WrongDimension, got {other:?}"),
+    for &v in Variant::ALL {
+        for dim in (1..=3).filter(|&d| d != v.dim()) {
+            match v.resolve(dim, 1) {
+                Err(ref e @ Error::WrongDimension { variant, dim: d }) => {
+                    assert_eq!((variant, d), (v, dim));
+                    let msg = e.to_string();
+                    assert!(msg.contains(&format!("{dim}D")) && msg.contains(v.name()), "{msg}");
+                }
+                other => panic!("{v} for {dim}D: expected WrongDimension, got {other:?}"),
+            }
         }
-        let msg = v.resolve(2, 1).unwrap_err().to_string();
-        assert!(msg.contains("2D"), "{msg}");
     }
-    for v in Variant::ALL_2D {
-        assert!(
-            matches!(v.resolve(1, 1), Err(Error::WrongDimension { dim: 1, .. })),
-            "{v}"
-        );
-        let msg = v.resolve(1, 1).unwrap_err().to_string();
-        assert!(msg.contains("1D"), "{msg}");
+    for dim in [0, 4, 5] {
+        assert!(matches!(
+            Variant::Auto.resolve(dim, 1),
+            Err(Error::UnsupportedDimension { ndim }) if ndim == dim
+        ));
     }
 }
 
 #[test]
-fn resolve_auto_picks_fast_then_tiled_then_basic() {
+fn resolve_auto_follows_the_measured_order() {
+    let auto = |dim, r| Variant::Auto.resolve(dim, r).unwrap();
     for r in 0..=16 {
-        assert_eq!(Variant::Auto.resolve(1, r).unwrap(), Variant::Conv1dFast, "1D r={r}");
+        assert_eq!(auto(1, r), Variant::Conv1dFast, "1D r={r}");
     }
     for r in [17, 100, 2047] {
-        assert_eq!(Variant::Auto.resolve(1, r).unwrap(), Variant::Conv1dTiled, "1D r={r}");
+        assert_eq!(auto(1, r), Variant::Conv1dTiled, "1D r={r}");
     }
     for r in [2048, 100_000] {
-        assert_eq!(Variant::Auto.resolve(1, r).unwrap(), Variant::Conv1dBasic, "1D r={r}");
+        assert_eq!(auto(1, r), Variant::Conv1dBasic, "1D r={r}");
     }
     for r in 0..=8 {
-        assert_eq!(Variant::Auto.resolve(2, r).unwrap(), Variant::Conv2dFast, "2D r={r}");
+        assert_eq!(auto(2, r), Variant::Conv2dFast, "2D r={r}");
     }
-    for r in [9, 15] {
-        assert_eq!(Variant::Auto.resolve(2, r).unwrap(), Variant::Conv2dTiledIn, "2D r={r}");
+    for (rs, v) in [
+        (&[9, 15][..], Variant::Conv2dTiledIn),
+        (&[16, 31], Variant::Conv2dConst),
+        (&[32, 1000, 23_169], Variant::Conv2dBasic),
+    ] {
+        for &r in rs {
+            assert_eq!(auto(2, r), v, "2D r={r}");
+        }
     }
-    for r in [16, 31] {
-        assert_eq!(Variant::Auto.resolve(2, r).unwrap(), Variant::Conv2dConst, "2D r={r}");
+    for r in 0..=3 {
+        assert_eq!(auto(3, r), Variant::Conv3dFast, "3D r={r}");
     }
-    for r in [32, 1000, 23_169] {
-        assert_eq!(Variant::Auto.resolve(2, r).unwrap(), Variant::Conv2dBasic, "2D r={r}");
+    for r in [4, 7] {
+        assert_eq!(auto(3, r), Variant::Conv3dConst, "3D r={r}");
+    }
+    for r in [8, 644] {
+        assert_eq!(auto(3, r), Variant::Conv3dBasic, "3D r={r}");
     }
     // Beyond what any kernel supports, Auto reports the limit of the kernel it fell to.
     assert!(matches!(
@@ -159,114 +184,163 @@ fn resolve_auto_picks_fast_then_tiled_then_basic() {
 }
 
 #[test]
-fn variant_names_round_trip_and_display() {
-    for v in all_concrete().chain([Variant::Auto]) {
-        assert_eq!(Variant::from_name(v.name()), Some(v));
-        assert_eq!(v.to_string(), v.name());
+fn textbook_variants_refuse_other_ghost_cell_modes() {
+    for v in Variant::ALL.iter().filter(|v| !v.all_modes()) {
+        let r = iso(v.dim(), 1);
+        assert_eq!(v.resolve_for(v.dim(), r, Mode::Zero).unwrap(), *v);
+        match v.resolve_for(v.dim(), r, Mode::Reflect) {
+            Err(ref e @ Error::ModeUnsupported { variant, mode, .. }) => {
+                assert_eq!((variant, mode), (*v, Mode::Reflect));
+                assert!(
+                    e.to_string().contains("reflect") && e.to_string().contains(v.name()),
+                    "{e}"
+                );
+            }
+            other => panic!("{v}: expected ModeUnsupported, got {other:?}"),
+        }
     }
-    assert_eq!(Variant::from_name("conv3d_basic"), None);
 }
 
 #[test]
-fn launch_shapes_refuse_the_wrong_dimension() {
-    for v in Variant::ALL_2D {
-        assert!(
-            matches!(launch_shape_1d(v, 1, 100), Err(Error::WrongDimension { dim: 1, .. })),
-            "launch_shape_1d({v})"
-        );
+fn variant_names_round_trip_and_display() {
+    for &v in Variant::ALL.iter().chain([&Variant::Auto]) {
+        assert_eq!(Variant::from_name(v.name()), Some(v));
+        assert_eq!(v.to_string(), v.name());
     }
-    for v in Variant::ALL_1D {
-        assert!(
-            matches!(
-                launch_shape_2d(v, 1, (10, 10)),
-                Err(Error::WrongDimension { dim: 2, .. })
-            ),
-            "launch_shape_2d({v})"
-        );
-    }
+    assert_eq!(Variant::from_name("conv4d_basic"), None);
 }
 
 #[test]
 fn launch_shapes_of_auto_are_those_of_the_variant_it_picks() {
-    for r in [0, 3, 16, 17, 2047] {
-        let v = Variant::Auto.resolve(1, r).unwrap();
-        assert_eq!(
-            launch_shape_1d(Variant::Auto, r, 5000).unwrap(),
-            launch_shape_1d(v, r, 5000).unwrap()
-        );
+    for (dim, shape, radii) in [
+        (1, &[5000][..], &[0u32, 3, 16, 17, 2047][..]),
+        (2, &[300, 200], &[0, 4, 8, 9, 31]),
+        (3, &[40, 50, 60], &[0, 1, 3, 4, 7]),
+    ] {
+        for &r in radii {
+            let v = Variant::Auto.resolve(dim, r as usize).unwrap();
+            assert_eq!(
+                launch_shape(Variant::Auto, shape, iso(dim, r)).unwrap(),
+                launch_shape(v, shape, iso(dim, r)).unwrap()
+            );
+        }
     }
-    for r in [0, 4, 8, 9, 31] {
-        let v = Variant::Auto.resolve(2, r).unwrap();
-        assert_eq!(
-            launch_shape_2d(Variant::Auto, r, (300, 200)).unwrap(),
-            launch_shape_2d(v, r, (300, 200)).unwrap()
-        );
+}
+
+/// Outputs per block along x, y, z of each family: what its kernel computes, read from
+/// the same `layout` constants the kernel indexes with.
+fn outputs_per_block(v: Variant, r: u32) -> [usize; 3] {
+    use fam::textbook::*;
+    let t3 = TILE_3D as usize;
+    match v {
+        Variant::Conv1dBasic | Variant::Conv1dConst | Variant::Conv1dTiled | Variant::Conv1dTiledCached => {
+            [BLOCK_1D as usize, 1, 1]
+        }
+        Variant::Conv1dFast => [fam::conv1d_fast::TILE as usize, 1, 1],
+        Variant::Conv2dBasic | Variant::Conv2dConst => [BLOCK_2D.0 as usize, BLOCK_2D.1 as usize, 1],
+        Variant::Conv2dTiledIn => [(TILE_2D - 2 * r) as usize, (TILE_2D - 2 * r) as usize, 1],
+        Variant::Conv2dTiledCached => [TILE_2D as usize, TILE_2D as usize, 1],
+        Variant::Conv3dBasic | Variant::Conv3dConst => [BLOCK_3D.0 as usize, BLOCK_3D.1 as usize, BLOCK_3D.2 as usize],
+        Variant::Conv3dTiledIn => [(TILE_3D - 2 * r) as usize; 3],
+        Variant::Conv3dTiledCached => [t3; 3],
+        Variant::Conv3dFast => {
+            use fam::conv3d_fast::*;
+            [TILE_W as usize, tile_h(r) as usize, CHUNK_Z as usize]
+        }
+        // conv2d_fast numbers its tiles in one grid axis; checked below.
+        v => panic!("{v}: no per-axis tile"),
     }
 }
 
 /// Shared memory a block may use on sm_90 once the kernel opts in (the host does so
-/// above 48 KiB, `gpu::allow_shared`); the textbook kernels stay under the default 48 KiB.
+/// above 48 KiB); the textbook kernels stay under the default 48 KiB.
 const SM90_MAX_SHARED: u32 = 227 * 1024;
 
 #[test]
-fn launch_shapes_cover_every_output() {
-    for v in Variant::ALL_1D {
-        for r in [0, 1, 16] {
-            for len in [1, 3, 1023, 1024, 1025, 100_000] {
-                let s = launch_shape_1d(v, r, len).unwrap();
-                let threads = s.grid.0 as usize * s.block.0 as usize;
-                // The fast kernel computes 4 outputs per thread.
-                let outputs = if v == Variant::Conv1dFast { 4 * threads } else { threads };
-                assert!(outputs >= len, "{v} r={r} len={len}: {s:?} covers {outputs}");
-                assert!(s.block.0 * s.block.1 * s.block.2 <= 1024, "{v}: {s:?}");
-                assert!(
-                    s.shared_bytes <= 48 * 1024,
-                    "{v} r={r}: {s:?} needs opt-in shared memory"
-                );
-            }
-        }
-    }
-    let tiled = launch_shape_1d(Variant::Conv1dTiled, 2047, 5000).unwrap();
-    assert_eq!(
-        tiled.shared_bytes as usize,
-        (1024 + 2 * 2047) * 4,
-        "tile plus both halos"
-    );
-    for v in Variant::ALL_2D {
-        for r in [0, 1, 5, 8] {
-            for dim in [(1, 1), (31, 33), (32, 128), (33, 129), (1000, 3)] {
-                let s = launch_shape_2d(v, r, dim).unwrap();
-                assert!(s.block.0 * s.block.1 * s.block.2 <= 1024, "{v}: {s:?}");
-                assert!(s.grid.0 >= 1 && s.grid.1 >= 1, "{v}: {s:?}");
-                let limit = if v == Variant::Conv2dFast {
+fn launch_shapes_cover_every_output_and_fit_the_gpu() {
+    let shapes: [&[&[usize]]; 3] = [
+        &[&[1], &[3], &[1023], &[1024], &[1025], &[100_000]],
+        &[&[1, 1], &[31, 33], &[32, 128], &[33, 129], &[1000, 3]],
+        &[&[1, 1, 1], &[7, 9, 33], &[65, 17, 129], &[130, 3, 2]],
+    ];
+    for &v in Variant::ALL {
+        let dim = v.dim();
+        for r in [0u32, 1, 3].into_iter().filter(|&r| r as usize <= v.max_radius().0) {
+            for shape in shapes[dim - 1] {
+                let s = launch_shape(v, shape, iso(dim, r)).unwrap();
+                assert!(s.threads() <= 1024 && s.threads() > 0, "{v}: {s:?}");
+                let limit = if v.name().ends_with("_fast") {
                     SM90_MAX_SHARED
                 } else {
                     48 * 1024
                 };
                 assert!(s.shared_bytes <= limit, "{v} r={r}: {s:?}");
+                let grid = [s.grid.0 as usize, s.grid.1 as usize, s.grid.2 as usize];
+                let extent: Vec<usize> = shape.iter().rev().copied().collect();
+                if v == Variant::Conv2dFast {
+                    use fam::conv2d_fast::*;
+                    let tiles = extent[0].div_ceil(TILE_W as usize) * extent[1].div_ceil(tile_h(r) as usize);
+                    assert_eq!(grid, [tiles, 1, 1], "{v} r={r} {shape:?}: one block per tile");
+                    continue;
+                }
+                let per = outputs_per_block(v, r);
+                for axis in 0..3 {
+                    let e = extent.get(axis).copied().unwrap_or(1);
+                    assert!(
+                        grid[axis] * per[axis] >= e,
+                        "{v} r={r} {shape:?}: {s:?} misses axis {axis}"
+                    );
+                }
             }
         }
     }
-    let s = launch_shape_2d(Variant::Conv2dTiledIn, 15, (64, 64)).unwrap();
-    assert_eq!(s.block, (TILE_2D as u32, TILE_2D as u32, 1));
-    assert_eq!(s.grid, (32, 32, 1), "output tile 32-2*15 = 2");
+    let tiled = launch_shape(Variant::Conv1dTiled, &[5000], [2047, 0, 0]).unwrap();
+    assert_eq!(
+        tiled.shared_bytes as usize,
+        (1024 + 2 * 2047) * 4,
+        "tile plus both halos"
+    );
 }
 
-/// Grids have at most 65535 blocks in y: an image taller than that many row tiles is
-/// refused with TooLarge (the kernels do not loop over rows), never a bad launch.
+/// Grids have at most 65535 blocks in y and z: an array with more row tiles than that is
+/// refused with TooLarge (the textbook kernels do not loop over rows), never a bad launch.
 #[test]
-fn launch_shape_2d_refuses_too_many_rows() {
+fn launch_shapes_refuse_too_many_rows() {
     // conv2d_basic: 8 rows per block -> at most 65535 * 8 rows.
-    assert!(launch_shape_2d(Variant::Conv2dBasic, 1, (65_535 * 8, 1)).is_ok());
-    match launch_shape_2d(Variant::Conv2dBasic, 1, (65_535 * 8 + 1, 1)) {
+    assert!(launch_shape(Variant::Conv2dBasic, &[65_535 * 8, 1], [1, 1, 0]).is_ok());
+    match launch_shape(Variant::Conv2dBasic, &[65_535 * 8 + 1, 1], [1, 1, 0]) {
         Err(Error::TooLarge { max, .. }) => assert_eq!(max, 65_535 * 8),
         other => panic!("expected TooLarge, got {other:?}"),
     }
     // conv2d_tiled_in at r = 15: 2 output rows per block.
     assert!(matches!(
-        launch_shape_2d(Variant::Conv2dTiledIn, 15, (65_535 * 2 + 1, 4)),
+        launch_shape(Variant::Conv2dTiledIn, &[65_535 * 2 + 1, 4], [15, 15, 0]),
         Err(Error::TooLarge { .. })
     ));
+    // conv3d_const: 4 planes per block.
+    assert!(matches!(
+        launch_shape(Variant::Conv3dConst, &[65_535 * 4 + 1, 1, 1], [1, 1, 1]),
+        Err(Error::TooLarge { .. })
+    ));
+}
+
+/// Was a host bug: the tiled_in launch shape computed the output tile as `TILE - 2r`
+/// without checking the radius: r = 16 divided by zero (panic), r > 16 underflowed. A
+/// public function returns MaskTooLarge instead, in 2D and 3D.
+#[test]
+fn tiled_in_launch_shapes_refuse_a_large_radius() {
+    for (v, shape, r) in [
+        (Variant::Conv2dTiledIn, &[64usize, 64][..], [16u32, 16, 0]),
+        (Variant::Conv2dTiledIn, &[64, 64], [40, 1, 0]),
+        (Variant::Conv3dTiledIn, &[9, 9, 9], [4, 4, 4]),
+        (Variant::Conv3dTiledIn, &[9, 9, 9], [1, 5, 1]),
+    ] {
+        match std::panic::catch_unwind(|| launch_shape(v, shape, r)) {
+            Ok(Err(Error::MaskTooLarge { .. })) => {}
+            Ok(other) => panic!("{v} {r:?}: expected Err(MaskTooLarge), got {other:?}"),
+            Err(_) => panic!("{v} {r:?}: launch_shape panicked"),
+        }
+    }
 }
 
 #[test]
@@ -279,8 +353,11 @@ fn error_messages_are_useful() {
         (Error::EmptyInput, &["empty"]),
         (Error::BadMask { shape: vec![2, 2] }, &["[2, 2]", "odd"]),
         (
-            Error::Shape("input has 5 elements, output 4".into()),
-            &["shape", "5", "4"],
+            Error::ShapeMismatch {
+                input: vec![5],
+                output: vec![4],
+            },
+            &["shape", "[5]", "[4]"],
         ),
         (
             Error::TooLarge {
@@ -290,6 +367,20 @@ fn error_messages_are_useful() {
             &["3000000000", "2147483647"],
         ),
         (Error::OutOfMemory { bytes: 1234 }, &["out of memory", "1234"]),
+        (Error::UnsupportedDimension { ndim: 4 }, &["4-dimensional", "3D"]),
+        (
+            Error::MaskDimension { input: 2, mask: 3 },
+            &["mask has 3 axes", "input 2"],
+        ),
+        (
+            Error::SharedMemory {
+                entry: "conv2d_fast_r3".into(),
+                bytes: 300_000,
+                reason: "CUDA_ERROR_INVALID_VALUE".into(),
+            },
+            &["conv2d_fast_r3", "300000", "shared memory", "INVALID_VALUE"],
+        ),
+        (Error::ProbeTooSmall { got: 3, min: 256 }, &["256", "3"]),
     ];
     for (e, parts) in cases {
         let msg = e.to_string();
@@ -299,54 +390,7 @@ fn error_messages_are_useful() {
     }
 }
 
-/// `Error::MaskTooLarge` and `Error::WrongDimension` name the variant as PTX entries,
-/// benches and tests do (`conv1d_fast`, not the Debug form `Conv1dFast`).
-#[test]
-fn error_messages_use_variant_name() {
-    for v in all_concrete() {
-        let (max, _) = v.max_radius();
-        let msg = v.resolve(v.dim(), max + 1).unwrap_err().to_string();
-        assert!(
-            msg.contains(v.name()),
-            "MaskTooLarge message {msg:?} lacks {}",
-            v.name()
-        );
-        let msg = v.resolve(3 - v.dim(), 0).unwrap_err().to_string();
-        assert!(
-            msg.contains(v.name()),
-            "WrongDimension message {msg:?} lacks {}",
-            v.name()
-        );
-    }
-}
-
-/// Was a host bug: `launch_shape_2d(Conv2dTiledIn, r, ..)` computed the output tile as
-/// `TILE_2D - 2 * radius` (host/src/conv2d.rs, `Variant::Conv2dTiledIn` arm) without
-/// checking r <= 15: r = 16 divides by zero (panic), r > 16 underflows (panic in debug,
-/// a nonsense one-block grid in release). A public function should return MaskTooLarge.
-#[test]
-fn launch_shape_2d_tiled_in_refuses_large_radius() {
-    for r in [16, 17, 40] {
-        let got = std::panic::catch_unwind(|| launch_shape_2d(Variant::Conv2dTiledIn, r, (64, 64)));
-        match got {
-            Ok(Err(Error::MaskTooLarge { .. })) => {}
-            Ok(other) => panic!("radius {r}: expected Err(MaskTooLarge), got {other:?}"),
-            Err(_) => panic!("radius {r}: launch_shape_2d panicked"),
-        }
-    }
-}
-
 // ================================================================ on the GPU
-
-/// Runs `f`, which must fail, and checks that the caller's arrays are as before.
-macro_rules! unchanged {
-    ($($a:ident),+ => $call:expr) => {{
-        let before = ($($a.clone()),+);
-        let r = $call;
-        assert_eq!(before, ($($a.clone()),+), "a failed call changed the caller's arrays");
-        r
-    }};
-}
 
 #[test]
 #[cfg_attr(
@@ -355,32 +399,29 @@ macro_rules! unchanged {
 )]
 fn empty_input() {
     let gpu = gpu();
-    let m1 = random_array1(3, 1);
-    let m2 = random_array2((3, 3), 2);
-    let e1 = Array1::<f32>::zeros(0);
-    for v in Variant::ALL_1D.into_iter().chain([Variant::Auto]) {
-        let r = unchanged!(e1, m1 => gpu.conv1d(e1.view(), m1.view(), v));
-        assert!(matches!(r, Err(Error::EmptyInput)), "{v}: {r:?}");
-    }
-    for shape in [(0, 0), (0, 5), (5, 0)] {
-        let e2 = Array2::<f32>::zeros(shape);
-        for v in Variant::ALL_2D.into_iter().chain([Variant::Auto]) {
-            let r = unchanged!(e2, m2 => gpu.conv2d(e2.view(), m2.view(), v));
-            assert!(matches!(r, Err(Error::EmptyInput)), "{v} {shape:?}: {r:?}");
+    for dim in 1..=3 {
+        let m = random_array(IxDyn(&vec![3; dim]), 1);
+        for zero_axis in 0..dim {
+            let mut shape = vec![4; dim];
+            shape[zero_axis] = 0;
+            let e = ArrayD::<f32>::zeros(IxDyn(&shape));
+            for v in Variant::all_of_dim(dim).chain([Variant::Auto]) {
+                let r = gpu.conv(e.view(), m.view(), v);
+                assert!(matches!(r, Err(Error::EmptyInput)), "{v} {shape:?}: {r:?}");
+            }
+            assert!(matches!(gpu.upload(e.view()), Err(Error::EmptyInput)));
+            assert!(matches!(gpu.alloc(IxDyn(&shape)), Err(Error::EmptyInput)));
         }
     }
-    assert!(matches!(gpu.upload1(e1.view()), Err(Error::EmptyInput)));
-    assert!(matches!(gpu.alloc1(0), Err(Error::EmptyInput)));
-    assert!(matches!(
-        gpu.upload2(Array2::zeros((0, 3)).view()),
-        Err(Error::EmptyInput)
-    ));
-    assert!(matches!(gpu.alloc2((4, 0)), Err(Error::EmptyInput)));
-    assert!(gpu
-        .conv1d(e1.view(), m1.view(), Variant::Auto)
+    let msg = gpu
+        .conv(
+            Array1::<f32>::zeros(0).view(),
+            Array1::<f32>::zeros(3).view(),
+            Variant::Auto,
+        )
         .unwrap_err()
-        .to_string()
-        .contains("empty"));
+        .to_string();
+    assert!(msg.contains("empty"), "{msg}");
 }
 
 #[test]
@@ -390,25 +431,19 @@ fn empty_input() {
 )]
 fn bad_masks() {
     let gpu = gpu();
-    let n1 = random_array1(100, 3);
-    let n2 = random_array2((20, 30), 4);
-    for len in [0, 2, 4] {
-        let m = random_array1(len, 5);
-        for v in Variant::ALL_1D.into_iter().chain([Variant::Auto]) {
-            let r = unchanged!(n1, m => gpu.conv1d(n1.view(), m.view(), v));
-            match r {
-                Err(Error::BadMask { shape }) => assert_eq!(shape, vec![len], "{v}"),
-                other => panic!("{v}, {len} taps: expected BadMask, got {other:?}"),
-            }
-        }
-    }
-    for shape in [(0, 0), (2, 2), (3, 5), (5, 3), (4, 3)] {
-        let m = random_array2(shape, 6);
-        for v in Variant::ALL_2D.into_iter().chain([Variant::Auto]) {
-            let r = unchanged!(n2, m => gpu.conv2d(n2.view(), m.view(), v));
-            match r {
-                Err(Error::BadMask { shape: s }) => assert_eq!(s, vec![shape.0, shape.1], "{v}"),
-                other => panic!("{v}, mask {shape:?}: expected BadMask, got {other:?}"),
+    for dim in 1..=3 {
+        let n = random_array(IxDyn(&vec![9; dim]), 3);
+        for bad_axis in 0..dim {
+            for len in [0, 2, 4] {
+                let mut shape = vec![3; dim];
+                shape[bad_axis] = len;
+                let m = random_array(IxDyn(&shape), 5);
+                for v in Variant::all_of_dim(dim).chain([Variant::Auto]) {
+                    match gpu.conv(n.view(), m.view(), v) {
+                        Err(Error::BadMask { shape: s }) => assert_eq!(s, shape, "{v}"),
+                        other => panic!("{v}, mask {shape:?}: expected BadMask, got {other:?}"),
+                    }
+                }
             }
         }
     }
@@ -421,15 +456,15 @@ fn bad_masks() {
 )]
 fn mask_too_large_for_the_variant() {
     let gpu = gpu();
-    let n1 = random_array1(50, 7);
-    let n2 = random_array2((10, 12), 8);
-    for v in Variant::ALL_1D {
+    for &v in Variant::ALL {
         let (max, why) = v.max_radius();
-        if max > 100_000 {
-            continue; // the basic kernel: a mask past 32-bit indexing is 8 GiB
+        let dim = v.dim();
+        if (2 * max as u64 + 3).pow(dim as u32) > 50_000_000 {
+            continue; // the basic kernels: a mask past 32-bit indexing is gigabytes
         }
-        let m = random_array1(2 * (max + 1) + 1, 9);
-        let r = unchanged!(n1, m => gpu.conv1d(n1.view(), m.view(), v));
+        let n = random_array(IxDyn(&vec![6; dim]), 7);
+        let m = random_array(IxDyn(&vec![2 * (max + 1) + 1; dim]), 9);
+        let r = gpu.conv(n.view(), m.view(), v);
         match r {
             Err(Error::MaskTooLarge {
                 variant,
@@ -441,44 +476,18 @@ fn mask_too_large_for_the_variant() {
         }
         let msg = r.unwrap_err().to_string();
         assert!(
-            msg.contains(&format!("{v:?}")) || msg.contains(v.name()),
-            "{v}: {msg:?} does not name the variant"
-        );
-        assert!(
-            msg.contains(why) && msg.contains(&(max + 1).to_string()),
-            "{v}: {msg:?}"
-        );
-    }
-    for v in Variant::ALL_2D {
-        let (max, why) = v.max_radius();
-        if max > 1000 {
-            continue;
-        }
-        let k = 2 * (max + 1) + 1;
-        let m = random_array2((k, k), 10);
-        let r = unchanged!(n2, m => gpu.conv2d(n2.view(), m.view(), v));
-        match r {
-            Err(Error::MaskTooLarge {
-                variant,
-                radius,
-                max: mx,
-                ..
-            }) => assert_eq!((variant, radius, mx), (v, max + 1, max)),
-            ref other => panic!("{v}: expected MaskTooLarge, got {other:?}"),
-        }
-        let msg = r.unwrap_err().to_string();
-        assert!(
-            msg.contains(why) && msg.contains(&(max + 1).to_string()),
+            msg.contains(why) && msg.contains(&(max + 1).to_string()) && msg.contains(v.name()),
             "{v}: {msg:?}"
         );
     }
     // Device API too, and the output buffer is left alone.
-    let dn = gpu.upload1(n1.view()).unwrap();
+    let n1 = random_array(50, 7);
+    let dn = gpu.upload(n1.view()).unwrap();
     let sentinel = Array1::from_elem(n1.len(), 42.0f32);
-    let mut dp = gpu.upload1(sentinel.view()).unwrap();
-    let m = random_array1(35, 11); // radius 17 > 16
+    let mut dp = gpu.upload(sentinel.view()).unwrap();
+    let m = random_array(35, 11); // radius 17 > 16
     assert!(matches!(
-        gpu.conv1d_device(&dn, m.view(), Variant::Conv1dFast, &mut dp),
+        gpu.conv_device(&dn, m.view(), Variant::Conv1dFast, &mut dp),
         Err(Error::MaskTooLarge { .. })
     ));
     assert_eq!(dp.to_host().unwrap(), sentinel, "a refused call wrote the output");
@@ -489,34 +498,52 @@ fn mask_too_large_for_the_variant() {
     not(gpu_present),
     ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
 )]
-fn wrong_dimension_variant() {
+fn wrong_dimension_variant_mask_and_array() {
     let gpu = gpu();
-    let n1 = random_array1(50, 12);
-    let m1 = random_array1(3, 13);
-    let n2 = random_array2((10, 12), 14);
-    let m2 = random_array2((3, 3), 15);
-    for v in Variant::ALL_2D {
-        let r = unchanged!(n1, m1 => gpu.conv1d(n1.view(), m1.view(), v));
-        match r {
-            Err(Error::WrongDimension { variant, dim }) => assert_eq!((variant, dim), (v, 1)),
-            other => panic!("{v} on a 1D signal: expected WrongDimension, got {other:?}"),
-        }
-    }
-    for v in Variant::ALL_1D {
-        let r = unchanged!(n2, m2 => gpu.conv2d(n2.view(), m2.view(), v));
-        match r {
-            Err(ref e @ Error::WrongDimension { variant, dim }) => {
-                assert_eq!((variant, dim), (v, 2));
-                assert!(e.to_string().contains("2D"), "{e}");
+    for dim in 1..=3 {
+        let n = random_array(IxDyn(&vec![10; dim]), 12);
+        let m = random_array(IxDyn(&vec![3; dim]), 13);
+        for v in Variant::ALL.iter().filter(|v| v.dim() != dim) {
+            match gpu.conv(n.view(), m.view(), *v) {
+                Err(Error::WrongDimension { variant, dim: d }) => assert_eq!((variant, d), (*v, dim)),
+                other => panic!("{v} on a {dim}D array: expected WrongDimension, got {other:?}"),
             }
-            other => panic!("{v} on a 2D image: expected WrongDimension, got {other:?}"),
+        }
+        // A mask with another number of axes (dynamic-dimension arrays).
+        let m_other = random_array(IxDyn(&vec![3; dim % 3 + 1]), 14);
+        match gpu.conv(n.view(), m_other.view(), Variant::Auto) {
+            Err(Error::MaskDimension { input, mask }) => assert_eq!((input, mask), (dim, dim % 3 + 1)),
+            other => panic!(
+                "{dim}D input, {}D mask: expected MaskDimension, got {other:?}",
+                dim % 3 + 1
+            ),
         }
     }
-    let dn = gpu.upload2(n2.view()).unwrap();
-    let mut dp = gpu.alloc2(n2.dim()).unwrap();
+    let n4 = random_array(IxDyn(&[2, 3, 4, 5]), 15);
+    let m4 = random_array(IxDyn(&[1, 1, 1, 1]), 16);
     assert!(matches!(
-        gpu.conv2d_device(&dn, m2.view(), Variant::Conv1dTiled, &mut dp),
+        gpu.conv(n4.view(), m4.view(), Variant::Auto),
+        Err(Error::UnsupportedDimension { ndim: 4 })
+    ));
+    // Device API: a 1D kernel on a device image.
+    let n2 = random_array((10, 12), 17);
+    let dn = gpu.upload(n2.view()).unwrap();
+    let mut dp = gpu.alloc(n2.dim()).unwrap();
+    assert!(matches!(
+        gpu.conv_device(&dn, random_array((3, 3), 18).view(), Variant::Conv1dTiled, &mut dp),
         Err(Error::WrongDimension { .. })
+    ));
+    // A textbook kernel asked for a mode it does not implement.
+    assert!(matches!(
+        gpu.correlate(
+            n2.view(),
+            random_array((3, 3), 19).view(),
+            Options {
+                variant: Variant::Conv2dConst,
+                mode: Mode::Wrap
+            }
+        ),
+        Err(Error::ModeUnsupported { .. })
     ));
 }
 
@@ -527,45 +554,37 @@ fn wrong_dimension_variant() {
 )]
 fn device_api_refuses_mismatched_output() {
     let gpu = gpu();
-    let n1 = random_array1(100, 16);
-    let m1 = random_array1(5, 17);
-    let dn = gpu.upload1(n1.view()).unwrap();
-    for len in [99, 101, 1] {
-        let sentinel = Array1::from_elem(len, 7.0f32);
-        let mut dp = gpu.upload1(sentinel.view()).unwrap();
-        for v in Variant::ALL_1D.into_iter().chain([Variant::Auto]) {
-            match gpu.conv1d_device(&dn, m1.view(), v, &mut dp) {
-                Err(e @ Error::Shape(_)) => {
-                    let msg = e.to_string();
-                    assert!(msg.contains("100") && msg.contains(&len.to_string()), "{v}: {msg}");
-                }
-                other => panic!("{v}, output {len} for input 100: expected Shape, got {other:?}"),
-            }
-        }
-        assert_eq!(dp.to_host().unwrap(), sentinel, "a refused call wrote the output");
-    }
-    assert_eq!(dn.to_host().unwrap(), n1);
-
-    let n2 = random_array2((20, 30), 18);
-    let m2 = random_array2((3, 3), 19);
-    let dn = gpu.upload2(n2.view()).unwrap();
+    let n = random_array((20, 30), 18);
+    let m = random_array((3, 3), 19);
+    let dn = gpu.upload(n.view()).unwrap();
     // Same element count, other shape, too: (30, 20) and (10, 60).
     for dim in [(30, 20), (10, 60), (20, 31), (19, 30)] {
         let sentinel = Array2::from_elem(dim, 7.0f32);
-        let mut dp = gpu.upload2(sentinel.view()).unwrap();
+        let mut dp = gpu.upload(sentinel.view()).unwrap();
         for v in Variant::ALL_2D.into_iter().chain([Variant::Auto]) {
-            match gpu.conv2d_device(&dn, m2.view(), v, &mut dp) {
-                Err(e @ Error::Shape(_)) => {
+            match gpu.conv_device(&dn, m.view(), v, &mut dp) {
+                Err(e @ Error::ShapeMismatch { .. }) => {
                     let msg = e.to_string();
                     assert!(
-                        msg.contains("(20, 30)") && msg.contains(&format!("{dim:?}")),
+                        msg.contains("[20, 30]") && msg.contains(&format!("[{}, {}]", dim.0, dim.1)),
                         "{v}: {msg}"
                     );
                 }
-                other => panic!("{v}, output {dim:?} for input (20, 30): expected Shape, got {other:?}"),
+                other => panic!("{v}, output {dim:?} for input (20, 30): expected ShapeMismatch, got {other:?}"),
             }
         }
         assert_eq!(dp.to_host().unwrap(), sentinel, "a refused call wrote the output");
     }
-    assert_eq!(dn.to_host().unwrap(), n2);
+    assert_eq!(dn.to_host().unwrap(), n, "a refused call wrote the input");
+    let n3 = Array::from_elem((4, 5, 6), 1.0f32);
+    let d3 = gpu.upload(n3.view()).unwrap();
+    let mut o3 = gpu.alloc((4, 6, 5)).unwrap();
+    assert!(matches!(
+        gpu.conv_device(&d3, random_array((3, 3, 3), 20).view(), Variant::Auto, &mut o3),
+        Err(Error::ShapeMismatch { .. })
+    ));
+    assert!(matches!(
+        gpu.copy_device(&d3, &mut o3),
+        Err(Error::ShapeMismatch { .. })
+    ));
 }

@@ -1,44 +1,27 @@
 //! Every variant against the CPU reference (`gpuconv::reference`), element-wise within
-//! `reference::tolerance(Σ|terms|, taps)`, on random sizes and radii (proptest); plus
-//! strided views, untouched inputs, `Auto` across the fast kernels' range, and reuse of
-//! device output buffers.
-use gpuconv::{reference, Variant};
+//! `reference::tolerance(Σ|terms|, taps)`, on random shapes and radii (proptest, one
+//! test per family of the table); plus strided, reversed and permuted views, `Auto`
+//! across the fast kernels' range, reuse of device output buffers, and large inputs.
+use gpuconv::{reference, Mode, Variant};
 use gpuconv_tests::{
-    assert_close_1d, assert_close_2d, case_1d, case_2d, check_against_reference_1d, check_against_reference_2d, gpu,
-    proptest_config, random_array1, random_array2, Case1d, Case2d,
+    assert_matches_reference, case_for, check_against_reference, check_close, gpu, proptest_config, random_array, Case,
 };
-use ndarray::{s, Array1, Array2};
+use ndarray::{s, Array, ArrayView, Dimension, IxDyn};
 use proptest::test_runner::{TestCaseError, TestRunner};
 
-/// Cases per variant: 48 keeps the whole suite to well under two minutes on one GPU.
-const CASES: u32 = 48;
+/// Cases per variant: 40 keeps the whole suite to a couple of minutes on one GPU.
+const CASES: u32 = 40;
 
-fn prop_1d(v: Variant) {
+/// The proptest of one variant: random cases of its dimension within its limits.
+fn prop(v: Variant) {
     let gpu = gpu();
-    let (max, _) = v.max_radius();
     let mut runner = TestRunner::new(proptest_config(CASES));
-    let result = runner.run(&case_1d(max), |c: Case1d| {
+    let result = runner.run(&case_for(v), |c: Case| {
         let (n, m) = (c.input(), c.mask());
         let got = gpu
-            .conv1d(n.view(), m.view(), v)
+            .conv(n.view(), m.view(), v)
             .map_err(|e| TestCaseError::fail(format!("{v} returned an error: {e}")))?;
-        check_against_reference_1d(got.view(), n.view(), m.view()).map_err(TestCaseError::fail)
-    });
-    if let Err(e) = result {
-        panic!("{}: {e}", v.name());
-    }
-}
-
-fn prop_2d(v: Variant) {
-    let gpu = gpu();
-    let (max, _) = v.max_radius();
-    let mut runner = TestRunner::new(proptest_config(CASES));
-    let result = runner.run(&case_2d(max), |c: Case2d| {
-        let (n, m) = (c.input(), c.mask());
-        let got = gpu
-            .conv2d(n.view(), m.view(), v)
-            .map_err(|e| TestCaseError::fail(format!("{v} returned an error: {e}")))?;
-        check_against_reference_2d(got.view(), n.view(), m.view()).map_err(TestCaseError::fail)
+        check_against_reference(got.view(), n.view(), m.view(), Mode::Zero).map_err(TestCaseError::fail)
     });
     if let Err(e) = result {
         panic!("{}: {e}", v.name());
@@ -48,15 +31,12 @@ fn prop_2d(v: Variant) {
 /// One `#[test]` per variant, named as `Variant::name()`; `PROPTESTED` lists them so that
 /// `every_variant_has_a_proptest` can prove none is missing.
 macro_rules! variant_proptests {
-    ($($name:ident => $check:ident($variant:expr)),* $(,)?) => {
+    ($($name:ident => $variant:expr),* $(,)?) => {
         $(
             #[test]
-            #[cfg_attr(
-                not(gpu_present),
-                ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
-            )]
+            #[cfg_attr(not(gpu_present), ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)")]
             fn $name() {
-                $check($variant);
+                prop($variant);
             }
         )*
         const PROPTESTED: &[(&str, Variant)] = &[$((stringify!($name), $variant)),*];
@@ -64,23 +44,28 @@ macro_rules! variant_proptests {
 }
 
 variant_proptests! {
-    conv1d_basic => prop_1d(Variant::Conv1dBasic),
-    conv1d_const => prop_1d(Variant::Conv1dConst),
-    conv1d_tiled => prop_1d(Variant::Conv1dTiled),
-    conv1d_tiled_cached => prop_1d(Variant::Conv1dTiledCached),
-    conv1d_fast => prop_1d(Variant::Conv1dFast),
-    conv2d_basic => prop_2d(Variant::Conv2dBasic),
-    conv2d_const => prop_2d(Variant::Conv2dConst),
-    conv2d_tiled_in => prop_2d(Variant::Conv2dTiledIn),
-    conv2d_tiled_cached => prop_2d(Variant::Conv2dTiledCached),
-    conv2d_fast => prop_2d(Variant::Conv2dFast),
+    conv1d_basic => Variant::Conv1dBasic,
+    conv1d_const => Variant::Conv1dConst,
+    conv1d_tiled => Variant::Conv1dTiled,
+    conv1d_tiled_cached => Variant::Conv1dTiledCached,
+    conv1d_fast => Variant::Conv1dFast,
+    conv2d_basic => Variant::Conv2dBasic,
+    conv2d_const => Variant::Conv2dConst,
+    conv2d_tiled_in => Variant::Conv2dTiledIn,
+    conv2d_tiled_cached => Variant::Conv2dTiledCached,
+    conv2d_fast => Variant::Conv2dFast,
+    conv3d_basic => Variant::Conv3dBasic,
+    conv3d_const => Variant::Conv3dConst,
+    conv3d_tiled_in => Variant::Conv3dTiledIn,
+    conv3d_tiled_cached => Variant::Conv3dTiledCached,
+    conv3d_fast => Variant::Conv3dFast,
 }
 
-/// Runs without a GPU: the proptests above cover exactly Variant::ALL_1D and ALL_2D.
+/// Runs without a GPU: the proptests above cover exactly the table's families, each
+/// under its own name.
 #[test]
 fn every_variant_has_a_proptest() {
-    let all: Vec<Variant> = Variant::ALL_1D.into_iter().chain(Variant::ALL_2D).collect();
-    for v in &all {
+    for v in Variant::ALL {
         assert!(
             PROPTESTED.iter().any(|(_, p)| p == v),
             "variant {} has no proptest in gpu_vs_reference.rs",
@@ -90,45 +75,25 @@ fn every_variant_has_a_proptest() {
     for (name, v) in PROPTESTED {
         assert_eq!(*name, v.name(), "proptest named after Variant::name()");
     }
-    assert_eq!(PROPTESTED.len(), all.len());
+    assert_eq!(PROPTESTED.len(), Variant::ALL.len());
 }
 
 // ---------------------------------------------------------------- Auto
 
-/// Radii inside and outside the fast kernels' range, and past the `.const` symbols.
-const AUTO_RADII_1D: &[usize] = &[0, 1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 20, 100, 1000, 2047, 2048, 2500];
-const AUTO_RADII_2D: &[usize] = &[0, 1, 2, 4, 5, 7, 8, 9, 12, 15, 16, 31, 32, 35];
-
-#[test]
-#[cfg_attr(
-    not(gpu_present),
-    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
-)]
-fn auto_1d_matches_reference_inside_and_outside_fast_range() {
-    let gpu = gpu();
-    for (i, &r) in AUTO_RADII_1D.iter().enumerate() {
-        for len in [1, 37, 1023, 1024, 3001] {
-            let n = random_array1(len, 100 + i as u64);
-            let m = random_array1(2 * r + 1, 200 + i as u64);
-            let expected = match r {
-                0..=16 => Variant::Conv1dFast,
-                17..=2047 => Variant::Conv1dTiled,
-                _ => Variant::Conv1dBasic,
-            };
-            assert_eq!(Variant::Auto.resolve(1, r).unwrap(), expected, "radius {r}");
-            let dn = gpu.upload1(n.view()).unwrap();
-            let mut dp = gpu.alloc1(len).unwrap();
-            let ran = gpu.conv1d_device(&dn, m.view(), Variant::Auto, &mut dp).unwrap();
-            assert_eq!(ran, expected, "conv1d_device reports what Auto ran (radius {r})");
-            let got = dp.to_host().unwrap();
-            if let Err(e) = check_against_reference_1d(got.view(), n.view(), m.view()) {
-                panic!("Auto (ran {ran}) radius {r} len {len}: {e}");
-            }
-            let got = gpu.conv1d(n.view(), m.view(), Variant::Auto).unwrap();
-            if let Err(e) = check_against_reference_1d(got.view(), n.view(), m.view()) {
-                panic!("conv1d Auto radius {r} len {len}: {e}");
-            }
-        }
+/// What `Auto` must pick (README, "Variant::Auto"): radii inside and outside the fast
+/// kernels' range and past the `.const` symbols, per dimension.
+fn auto_expected(dim: usize, r: usize) -> Variant {
+    match (dim, r) {
+        (1, 0..=16) => Variant::Conv1dFast,
+        (1, 17..=2047) => Variant::Conv1dTiled,
+        (1, _) => Variant::Conv1dBasic,
+        (2, 0..=8) => Variant::Conv2dFast,
+        (2, 9..=15) => Variant::Conv2dTiledIn,
+        (2, 16..=31) => Variant::Conv2dConst,
+        (2, _) => Variant::Conv2dBasic,
+        (3, 0..=3) => Variant::Conv3dFast,
+        (3, 4..=7) => Variant::Conv3dConst,
+        _ => Variant::Conv3dBasic,
     }
 }
 
@@ -137,27 +102,32 @@ fn auto_1d_matches_reference_inside_and_outside_fast_range() {
     not(gpu_present),
     ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
 )]
-fn auto_2d_matches_reference_inside_and_outside_fast_range() {
+fn auto_matches_reference_inside_and_outside_fast_range() {
     let gpu = gpu();
-    for (i, &r) in AUTO_RADII_2D.iter().enumerate() {
-        for dim in [(1, 1), (33, 130), (70, 257)] {
-            let n = random_array2(dim, 300 + i as u64);
-            let k = 2 * r + 1;
-            let m = random_array2((k, k), 400 + i as u64);
-            let expected = match r {
-                0..=8 => Variant::Conv2dFast,
-                9..=15 => Variant::Conv2dTiledIn,
-                16..=31 => Variant::Conv2dConst,
-                _ => Variant::Conv2dBasic,
-            };
-            assert_eq!(Variant::Auto.resolve(2, r).unwrap(), expected, "radius {r}");
-            let dn = gpu.upload2(n.view()).unwrap();
-            let mut dp = gpu.alloc2(dim).unwrap();
-            let ran = gpu.conv2d_device(&dn, m.view(), Variant::Auto, &mut dp).unwrap();
-            assert_eq!(ran, expected, "conv2d_device reports what Auto ran (radius {r})");
-            let got = dp.to_host().unwrap();
-            if let Err(e) = check_against_reference_2d(got.view(), n.view(), m.view()) {
-                panic!("Auto (ran {ran}) radius {r} {dim:?}: {e}");
+    let cases: [(&[usize], &[&[usize]]); 3] = [
+        (
+            &[0, 1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 20, 100, 1000, 2047, 2048, 2500],
+            &[&[1], &[37], &[1023], &[1024], &[3001]],
+        ),
+        (
+            &[0, 1, 2, 4, 5, 7, 8, 9, 12, 15, 16, 31, 32, 35],
+            &[&[1, 1], &[33, 130], &[70, 257]],
+        ),
+        (&[0, 1, 2, 3, 4, 7, 8], &[&[1, 1, 1], &[9, 17, 130], &[66, 5, 20]]),
+    ];
+    for (dim, (radii, shapes)) in cases.iter().enumerate().map(|(i, c)| (i + 1, c)) {
+        for (i, &r) in radii.iter().enumerate() {
+            let expected = auto_expected(dim, r);
+            assert_eq!(Variant::Auto.resolve(dim, r).unwrap(), expected, "{dim}D radius {r}");
+            for shape in *shapes {
+                let n = random_array(IxDyn(shape), 100 + i as u64);
+                let m = random_array(IxDyn(&vec![2 * r + 1; dim]), 200 + i as u64);
+                let dn = gpu.upload(n.view()).unwrap();
+                let mut dp = gpu.alloc(dn.raw_dim()).unwrap();
+                let ran = gpu.conv_device(&dn, m.view(), Variant::Auto, &mut dp).unwrap();
+                assert_eq!(ran, expected, "conv_device reports what Auto ran ({dim}D radius {r})");
+                let what = format!("Auto (ran {ran}) radius {r} shape {shape:?}");
+                assert_matches_reference(dp.to_host().unwrap().view(), n.view(), m.view(), &what);
             }
         }
     }
@@ -165,30 +135,46 @@ fn auto_2d_matches_reference_inside_and_outside_fast_range() {
 
 // ---------------------------------------------------------------- strides
 
+/// `variants` on every view in `views` (any strides) equal the same call on a
+/// contiguous copy, and the reference.
+fn views_match_contiguous_copies<D: Dimension>(
+    variants: impl Iterator<Item = Variant>,
+    views: &[ArrayView<f32, D>],
+    masks: &[ArrayView<f32, D>],
+) {
+    let gpu = gpu();
+    for v in variants.chain([Variant::Auto]) {
+        for m in masks {
+            for n in views {
+                let strided = gpu.conv(n.view(), m.view(), v).unwrap_or_else(|e| panic!("{v}: {e}"));
+                let contiguous = gpu
+                    .conv(n.as_standard_layout().view(), m.as_standard_layout().view(), v)
+                    .unwrap_or_else(|e| panic!("{v}: {e}"));
+                assert_eq!(strided, contiguous, "{v}: strided view vs contiguous copy");
+                assert_matches_reference(
+                    strided.view(),
+                    n.view(),
+                    m.view(),
+                    &format!("{v}, strides {:?}", n.strides()),
+                );
+            }
+        }
+    }
+}
+
 #[test]
 #[cfg_attr(
     not(gpu_present),
     ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
 )]
 fn strided_1d_views_match_contiguous_copy() {
-    let gpu = gpu();
-    let base = random_array1(2 * 2500 + 1, 7);
-    let mask_base = random_array1(17, 8); // step 2 -> 9 taps (radius 4); [5..10] -> 5 taps
-    for v in Variant::ALL_1D.into_iter().chain([Variant::Auto]) {
-        let masks = [mask_base.slice(s![..;2]), mask_base.slice(s![5..10])];
-        for m in masks {
-            for n in [base.slice(s![..;2]), base.slice(s![..;-1]), base.slice(s![1..;3])] {
-                let strided = gpu.conv1d(n, m, v).unwrap_or_else(|e| panic!("{v}: {e}"));
-                let contiguous = gpu
-                    .conv1d(n.to_owned().view(), m.to_owned().view(), v)
-                    .unwrap_or_else(|e| panic!("{v}: {e}"));
-                assert_eq!(strided, contiguous, "{v}: strided view vs contiguous copy");
-                if let Err(e) = check_against_reference_1d(strided.view(), n, m) {
-                    panic!("{v}, strided: {e}");
-                }
-            }
-        }
-    }
+    let base = random_array(2 * 2500 + 1, 7);
+    let mask = random_array(17, 8); // step 2 -> 9 taps (radius 4); [5..10] -> 5 taps
+    views_match_contiguous_copies(
+        Variant::ALL_1D.into_iter(),
+        &[base.slice(s![..;2]), base.slice(s![..;-1]), base.slice(s![1..;3])],
+        &[mask.slice(s![..;2]), mask.slice(s![5..10])],
+    );
 }
 
 #[test]
@@ -197,86 +183,66 @@ fn strided_1d_views_match_contiguous_copy() {
     ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
 )]
 fn strided_2d_views_match_contiguous_copy() {
-    let gpu = gpu();
-    let base = random_array2((150, 90), 11); // transposed: 90 x 150
-    let mask = random_array2((5, 5), 12); // not symmetric: transposing it matters
-    for v in Variant::ALL_2D.into_iter().chain([Variant::Auto]) {
-        for m in [mask.view(), mask.t()] {
-            for n in [base.t(), base.slice(s![..;2, 1..;3]), base.slice(s![..;-1, ..])] {
-                let strided = gpu.conv2d(n, m, v).unwrap_or_else(|e| panic!("{v}: {e}"));
-                let contiguous = gpu
-                    .conv2d(n.as_standard_layout().view(), m.as_standard_layout().view(), v)
-                    .unwrap_or_else(|e| panic!("{v}: {e}"));
-                assert_eq!(strided, contiguous, "{v}: strided view vs contiguous copy");
-                if let Err(e) = check_against_reference_2d(strided.view(), n, m) {
-                    panic!("{v}, strided: {e}");
-                }
-            }
-        }
-    }
+    let base = random_array((150, 90), 11); // transposed: 90 x 150
+    let mask = random_array((5, 5), 12); // not symmetric: transposing it matters
+    let rect = random_array((3, 7), 13);
+    views_match_contiguous_copies(
+        Variant::ALL_2D.into_iter(),
+        &[base.t(), base.slice(s![..;2, 1..;3]), base.slice(s![..;-1, ..])],
+        &[mask.view(), mask.t(), rect.t()],
+    );
 }
-
-// ---------------------------------------------------------------- inputs untouched
 
 #[test]
 #[cfg_attr(
     not(gpu_present),
     ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
 )]
-fn caller_arrays_unchanged_after_call() {
-    let gpu = gpu();
-    let n1 = random_array1(3000, 21);
-    let m1 = random_array1(7, 22);
-    let (n1_before, m1_before) = (n1.clone(), m1.clone());
-    for v in Variant::ALL_1D.into_iter().chain([Variant::Auto]) {
-        gpu.conv1d(n1.view(), m1.view(), v).unwrap();
-        assert_eq!(n1, n1_before, "{v} changed the input");
-        assert_eq!(m1, m1_before, "{v} changed the mask");
-    }
-    let n2 = random_array2((70, 140), 23);
-    let m2 = random_array2((5, 5), 24);
-    let (n2_before, m2_before) = (n2.clone(), m2.clone());
-    for v in Variant::ALL_2D.into_iter().chain([Variant::Auto]) {
-        gpu.conv2d(n2.view(), m2.view(), v).unwrap();
-        assert_eq!(n2, n2_before, "{v} changed the input");
-        assert_eq!(m2, m2_before, "{v} changed the mask");
-    }
+fn strided_reversed_and_permuted_3d_views_match_contiguous_copy() {
+    let base = random_array((40, 30, 140), 14);
+    let mask = random_array((3, 3, 3), 15);
+    let rect = random_array((1, 3, 5), 16);
+    let permuted = base.view().permuted_axes([2, 0, 1]); // 140 x 40 x 30
+    views_match_contiguous_copies(
+        Variant::ALL_3D.into_iter(),
+        &[
+            permuted,
+            base.slice(s![..;-1, .., ..;-2]),
+            base.slice(s![1..;3, ..;2, 5..]),
+        ],
+        &[mask.view(), rect.view(), rect.view().permuted_axes([2, 1, 0])],
+    );
 }
 
 // ---------------------------------------------------------------- device API
 
 /// Output buffers start as NaN: an output element a kernel forgets to write stays NaN and
-/// fails the tolerance check. The same buffers are reused across variants and masks.
-#[test]
-#[cfg_attr(
-    not(gpu_present),
-    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
-)]
-fn conv1d_device_reuses_output_buffer() {
+/// fails the tolerance check. The same buffers are reused across variants and masks, and
+/// the input buffer is never written.
+fn device_output_reuse<D: Dimension>(shape: D, radii: &[usize], seed: u64) {
     let gpu = gpu();
-    let len = 2 * 1024 + 3;
-    let n = random_array1(len, 31);
-    let other = random_array1(len, 32);
-    let dn = gpu.upload1(n.view()).unwrap();
-    let dother = gpu.upload1(other.view()).unwrap();
-    let mut dp = gpu.upload1(Array1::from_elem(len, f32::NAN).view()).unwrap();
-    for (i, r) in [3usize, 0, 16, 40, 1].into_iter().enumerate() {
-        let m = random_array1(2 * r + 1, 33 + i as u64);
-        for v in Variant::ALL_1D.into_iter().chain([Variant::Auto]) {
-            if r > v.max_radius().0 {
+    let dim = shape.ndim();
+    let n = random_array(shape.clone(), seed);
+    let other = random_array(shape.clone(), seed + 1);
+    let dn = gpu.upload(n.view()).unwrap();
+    let dother = gpu.upload(other.view()).unwrap();
+    let mut dp = gpu.upload(Array::from_elem(shape, f32::NAN).view()).unwrap();
+    for (i, &r) in radii.iter().enumerate() {
+        let m = random_array(IxDyn(&vec![2 * r + 1; dim]), seed + 10 + i as u64)
+            .into_dimensionality::<D>()
+            .unwrap();
+        for v in Variant::all_of_dim(dim).chain([Variant::Auto]) {
+            if v.resolve(dim, r).is_err() {
                 continue;
             }
             for (input, host) in [(&dn, &n), (&dother, &other)] {
-                gpu.conv1d_device(input, m.view(), v, &mut dp)
+                gpu.conv_device(input, m.view(), v, &mut dp)
                     .unwrap_or_else(|e| panic!("{v}: {e}"));
-                let got = dp.to_host().unwrap();
-                let want = reference::conv1d(host.view(), m.view());
-                let abs = reference::conv1d_abs(host.view(), m.view());
-                assert_close_1d(got.view(), want.view(), abs.view(), m.len());
+                let what = format!("{v} r={r}, reused output");
+                assert_matches_reference(dp.to_host().unwrap().view(), host.view(), m.view(), &what);
             }
         }
-        // The input buffer is not written by any launch.
-        assert_eq!(dn.to_host().unwrap(), n, "conv1d_device wrote to its input");
+        assert_eq!(dn.to_host().unwrap(), n, "conv_device wrote to its input");
     }
 }
 
@@ -285,36 +251,14 @@ fn conv1d_device_reuses_output_buffer() {
     not(gpu_present),
     ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
 )]
-fn conv2d_device_reuses_output_buffer() {
-    let gpu = gpu();
-    let dim = (67, 259);
-    let n = random_array2(dim, 41);
-    let other = random_array2(dim, 42);
-    let dn = gpu.upload2(n.view()).unwrap();
-    let dother = gpu.upload2(other.view()).unwrap();
-    let mut dp = gpu.upload2(Array2::from_elem(dim, f32::NAN).view()).unwrap();
-    for (i, r) in [2usize, 0, 8, 5, 15, 1].into_iter().enumerate() {
-        let k = 2 * r + 1;
-        let m = random_array2((k, k), 43 + i as u64);
-        for v in Variant::ALL_2D.into_iter().chain([Variant::Auto]) {
-            if r > v.max_radius().0 {
-                continue;
-            }
-            for (input, host) in [(&dn, &n), (&dother, &other)] {
-                gpu.conv2d_device(input, m.view(), v, &mut dp)
-                    .unwrap_or_else(|e| panic!("{v}: {e}"));
-                let got = dp.to_host().unwrap();
-                let want = reference::conv2d(host.view(), m.view());
-                let abs = reference::conv2d_abs(host.view(), m.view());
-                assert_close_2d(got.view(), want.view(), abs.view(), m.len());
-            }
-        }
-        assert_eq!(dn.to_host().unwrap(), n, "conv2d_device wrote to its input");
-    }
+fn device_api_reuses_output_buffers() {
+    device_output_reuse(ndarray::Ix1(2 * 1024 + 3), &[3, 0, 16, 40, 1], 31);
+    device_output_reuse(ndarray::Ix2(67, 259), &[2, 0, 8, 5, 15, 1], 41);
+    device_output_reuse(ndarray::Ix3(66, 19, 131), &[1, 0, 3, 2, 5], 51);
 }
 
-/// Masks alternate on one Gpu (the `.const` symbol and the global mask buffer are cached
-/// by value): every call must see its own mask, never the previous one.
+/// Masks alternate on one Gpu (the `.const` symbols and the global mask buffer are
+/// cached by value): every call must see its own mask, never the previous one.
 #[test]
 #[cfg_attr(
     not(gpu_present),
@@ -322,29 +266,19 @@ fn conv2d_device_reuses_output_buffer() {
 )]
 fn alternating_masks_each_take_effect() {
     let gpu = gpu();
-    let n = random_array1(1500, 51);
-    let masks = [random_array1(5, 52), random_array1(5, 53), random_array1(9, 54)];
-    for round in 0..3 {
-        for v in Variant::ALL_1D {
-            for m in masks.iter().chain(masks.iter().rev()) {
-                let got = gpu.conv1d(n.view(), m.view(), v).unwrap();
-                if let Err(e) = check_against_reference_1d(got.view(), n.view(), m.view()) {
-                    panic!("round {round}, {v}: {e}");
+    for (shape, sides) in [(vec![1500], 1), (vec![40, 140], 2), (vec![20, 18, 70], 3)] {
+        let n = random_array(IxDyn(&shape), 55);
+        let masks = [
+            random_array(IxDyn(&vec![3; sides]), 56),
+            random_array(IxDyn(&vec![3; sides]), 57),
+            random_array(IxDyn(&vec![5; sides]), 58),
+        ];
+        for round in 0..2 {
+            for v in Variant::all_of_dim(sides) {
+                for m in masks.iter().chain(masks.iter().rev()) {
+                    let got = gpu.conv(n.view(), m.view(), v).unwrap();
+                    assert_matches_reference(got.view(), n.view(), m.view(), &format!("round {round}, {v}"));
                 }
-            }
-        }
-    }
-    let n = random_array2((40, 140), 55);
-    let masks = [
-        random_array2((3, 3), 56),
-        random_array2((3, 3), 57),
-        random_array2((5, 5), 58),
-    ];
-    for v in Variant::ALL_2D {
-        for m in masks.iter().chain(masks.iter().rev()) {
-            let got = gpu.conv2d(n.view(), m.view(), v).unwrap();
-            if let Err(e) = check_against_reference_2d(got.view(), n.view(), m.view()) {
-                panic!("{v}: {e}");
             }
         }
     }
@@ -352,86 +286,90 @@ fn alternating_masks_each_take_effect() {
 
 // ---------------------------------------------------------------- large inputs
 
-/// Independent f64 evaluation of one output and its Σ|terms| (spot checks of big images,
-/// where the full reference would take seconds).
-fn point_2d(n: &Array2<f32>, m: &Array2<f32>, y: usize, x: usize) -> (f32, f32) {
-    let r = m.nrows() / 2;
-    let (mut acc, mut abs) = (0.0f64, 0.0f64);
-    for ((i, j), &w) in m.indexed_iter() {
-        let (iy, ix) = ((y + i).wrapping_sub(r), (x + j).wrapping_sub(r));
-        if let Some(&v) = n.get([iy, ix]) {
-            acc += v as f64 * w as f64;
-            abs += (v as f64 * w as f64).abs();
+/// Compares a fast kernel's whole output on a large input with another variant (itself
+/// proptested against the reference: the two may differ by both tolerances), and
+/// spot-checks it against the f64 reference at corners, tile seams and random points.
+fn fast_vs_other_and_spot_checks<D: Dimension>(
+    shape: D,
+    fast: Variant,
+    other: Variant,
+    radii: std::ops::RangeInclusive<usize>,
+    seed: u64,
+) {
+    let gpu = gpu();
+    let dim = shape.ndim();
+    let n = random_array(shape.clone(), seed);
+    for r in radii {
+        let m = random_array(IxDyn(&vec![2 * r + 1; dim]), seed + 100 + r as u64)
+            .into_dimensionality::<D>()
+            .unwrap();
+        let taps = m.len();
+        let got = gpu.conv(n.view(), m.view(), fast).unwrap();
+        let them = gpu.conv(n.view(), m.view(), other).unwrap();
+        let abs = gpu
+            .conv(n.mapv(f32::abs).view(), m.mapv(f32::abs).view(), other)
+            .unwrap();
+        let mut bad = Vec::new();
+        for ((at, &a), (&b, &s)) in got.view().into_dyn().indexed_iter().zip(them.iter().zip(abs.iter())) {
+            // 2x: both kernels err; the abs sum from the GPU is itself within 1%.
+            let tol = 2.0 * reference::tolerance(s as f64 * 1.01, taps);
+            let within = (a as f64 - b as f64).abs() <= tol; // false for NaN
+            if !within && bad.len() < 8 {
+                bad.push(format!("{:?}: {fast} {a:e}, {other} {b:e}, tol {tol:e}", at.slice()));
+            }
+        }
+        assert!(
+            bad.is_empty(),
+            "{:?} r={r}: {fast} vs {other}:\n{}",
+            n.shape(),
+            bad.join("\n")
+        );
+        let dims = n.shape().to_vec();
+        let mut points: Vec<Vec<usize>> = vec![vec![0; dim], dims.iter().map(|d| d - 1).collect()];
+        points.extend((0..300u64).map(|i| {
+            let z = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ seed;
+            dims.iter()
+                .enumerate()
+                .map(|(a, &d)| ((z >> (7 + 13 * a)) as usize) % d)
+                .collect()
+        }));
+        for at in points {
+            let (want, s) = reference::correlate_at(n.view(), m.view(), Mode::Zero, &at);
+            let tol = reference::tolerance(s, taps);
+            let g = got.view().into_dyn()[at.as_slice()];
+            assert!(
+                (g as f64 - want).abs() <= tol,
+                "{:?} r={r} {at:?}: {fast} {g}, f64 {want}, tol {tol:e}",
+                n.shape()
+            );
         }
     }
-    (acc as f32, abs as f32)
 }
 
-/// Images with thousands of tiles: more than the blocks resident on an H200 (132 SMs), so
-/// conv2d_fast's persistent blocks loop over several tiles (double-buffered), for every
-/// compiled radius, widths with and without 16-byte rows. The whole output is compared
-/// with conv2d_tiled_cached (itself proptested against the reference: the two may differ
-/// by both tolerances), and spot-checked against an f64 evaluation.
+/// Images with thousands of tiles: more than the blocks resident on an H200, so
+/// conv2d_fast's persistent blocks loop over several tiles, for every compiled radius,
+/// widths with and without 16-byte rows.
 #[test]
 #[cfg_attr(
     not(gpu_present),
     ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
 )]
 fn large_images_fast_vs_tiled_cached_and_spot_checks() {
-    let gpu = gpu();
-    for (dim, seed) in [((8000, 1030), 61u64), ((3000, 2048), 62)] {
-        let n = random_array2(dim, seed);
-        for r in gpuconv::variant::FAST_2D_RADII {
-            let k = 2 * r + 1;
-            let m = random_array2((k, k), seed + 100 + r as u64);
-            let fast = gpu.conv2d(n.view(), m.view(), Variant::Conv2dFast).unwrap();
-            let other = gpu.conv2d(n.view(), m.view(), Variant::Conv2dTiledCached).unwrap();
-            let abs = gpu
-                .conv2d(
-                    n.mapv(f32::abs).view(),
-                    m.mapv(f32::abs).view(),
-                    Variant::Conv2dTiledCached,
-                )
-                .unwrap();
-            let mut bad = Vec::new();
-            for (((y, x), &a), (&b, &s)) in fast.indexed_iter().zip(other.iter().zip(abs.iter())) {
-                // 2x: both kernels err; the abs sum from the GPU is itself within 1%.
-                let tol = 2.0 * reference::tolerance(s as f64 * 1.01, k * k);
-                let within = (a as f64 - b as f64).abs() <= tol; // false for NaN
-                if !within && bad.len() < 8 {
-                    bad.push(format!("[{y}][{x}]: fast {a:e}, tiled_cached {b:e}, tol {tol:e}"));
-                }
-            }
-            assert!(
-                bad.is_empty(),
-                "{dim:?} r={r}: conv2d_fast vs conv2d_tiled_cached:\n{}",
-                bad.join("\n")
-            );
-            // Spot checks: corners, tile seams, and a pseudo-random sample.
-            let (h, w) = dim;
-            let mut points = vec![
-                (0, 0),
-                (h - 1, w - 1),
-                (0, w - 1),
-                (h - 1, 0),
-                (31, 127),
-                (32, 128),
-                (h / 2, 1023),
-            ];
-            points.extend((0..400u64).map(|i| {
-                let z = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ seed;
-                ((z >> 7) as usize % h, (z >> 37) as usize % w)
-            }));
-            for (y, x) in points {
-                let (want, s) = point_2d(&n, &m, y, x);
-                let tol = reference::tolerance(s as f64, k * k);
-                assert!(
-                    (fast[[y, x]] as f64 - want as f64).abs() <= tol,
-                    "{dim:?} r={r} [{y}][{x}]: fast {}, f64 {want}, tol {tol:e}",
-                    fast[[y, x]]
-                );
-            }
-        }
+    for (shape, seed) in [(ndarray::Ix2(8000, 1030), 61u64), (ndarray::Ix2(3000, 2048), 62)] {
+        fast_vs_other_and_spot_checks(shape, Variant::Conv2dFast, Variant::Conv2dTiledCached, 0..=8, seed);
+    }
+}
+
+/// Volumes with several 64-plane chunks, many columns, and widths with and without
+/// 16-byte rows, for every compiled radius of conv3d_fast.
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn large_volumes_fast_vs_const_and_spot_checks() {
+    for (shape, seed) in [(ndarray::Ix3(200, 90, 260), 63u64), (ndarray::Ix3(131, 70, 257), 64)] {
+        fast_vs_other_and_spot_checks(shape, Variant::Conv3dFast, Variant::Conv3dConst, 0..=3, seed);
     }
 }
 
@@ -444,17 +382,17 @@ fn large_images_fast_vs_tiled_cached_and_spot_checks() {
 )]
 fn long_signal_every_1d_variant() {
     let gpu = gpu();
-    let n = random_array1(3_000_001, 71);
+    let n = random_array(3_000_001, 71);
     for r in [5usize, 40] {
-        let m = random_array1(2 * r + 1, 72 + r as u64);
-        let want = reference::conv1d(n.view(), m.view());
-        let abs = reference::conv1d_abs(n.view(), m.view());
+        let m = random_array(2 * r + 1, 72 + r as u64);
+        let want = reference::conv(n.view(), m.view());
+        let abs = reference::correlate_abs(n.view(), m.view(), Mode::Zero);
         for v in Variant::ALL_1D.into_iter().chain([Variant::Auto]) {
-            if r > v.max_radius().0 {
+            if v.resolve(1, r).is_err() {
                 continue;
             }
-            let got = gpu.conv1d(n.view(), m.view(), v).unwrap();
-            if let Err(e) = gpuconv_tests::check_close_1d(got.view(), want.view(), abs.view(), m.len()) {
+            let got = gpu.conv(n.view(), m.view(), v).unwrap();
+            if let Err(e) = check_close(got.view(), want.view(), abs.view(), m.len()) {
                 panic!("{v} r={r} len {}: {e}", n.len());
             }
         }

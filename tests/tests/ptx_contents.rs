@@ -1,8 +1,9 @@
 //! What the PTX embedded in the host (`gpuconv::gpu::PTX`, built by host/build.rs through
-//! ptx-builder on every clean build) must contain: the memory spaces each textbook
-//! variant is about. Runs without a GPU.
+//! ptx-builder on every clean build) must contain, walked from the kernel-family table:
+//! every entry of every family, the memory spaces each variant is about. Runs without a GPU.
 use gpuconv::gpu::PTX;
 use gpuconv::Variant;
+use layout::MaskLoc;
 use std::collections::BTreeMap;
 
 /// Splits a PTX module into `.entry` name -> body (from the entry's opening `{` to its
@@ -48,13 +49,10 @@ fn bodies() -> BTreeMap<String, String> {
     b
 }
 
-/// The entries of a variant: one, or one per compiled radius for the fast kernels.
+/// Every PTX entry of a family, the run-time-radius one and every compiled radius
+/// (what `Auto` and the compiled entries launch), from the table.
 fn entries_of(v: Variant) -> Vec<String> {
-    match v {
-        Variant::Conv1dFast => gpuconv::variant::FAST_1D_RADII.map(|r| v.entry(r)).collect(),
-        Variant::Conv2dFast => gpuconv::variant::FAST_2D_RADII.map(|r| v.entry(r)).collect(),
-        v => vec![v.entry(0)],
-    }
+    v.family().expect("concrete").entries().map(|e| e.to_string()).collect()
 }
 
 fn body<'a>(bodies: &'a BTreeMap<String, String>, entry: &str) -> &'a str {
@@ -63,28 +61,10 @@ fn body<'a>(bodies: &'a BTreeMap<String, String>, entry: &str) -> &'a str {
         .unwrap_or_else(|| panic!(".entry {entry} missing from the PTX (have: {:?})", bodies.keys()))
 }
 
-/// Variants whose mask lives in a `__constant__` symbol.
-const CONST_MASK: &[Variant] = &[
-    Variant::Conv1dConst,
-    Variant::Conv1dTiled,
-    Variant::Conv1dTiledCached,
-    Variant::Conv1dFast,
-    Variant::Conv2dConst,
-    Variant::Conv2dTiledIn,
-    Variant::Conv2dTiledCached,
-    Variant::Conv2dFast,
-];
-/// Variants that stage input tiles in shared memory.
-const TILED: &[Variant] = &[
-    Variant::Conv1dTiled,
-    Variant::Conv1dTiledCached,
-    Variant::Conv1dFast,
-    Variant::Conv2dTiledIn,
-    Variant::Conv2dTiledCached,
-    Variant::Conv2dFast,
-];
-/// The basic kernels: mask and input straight from global memory.
-const BASIC: &[Variant] = &[Variant::Conv1dBasic, Variant::Conv2dBasic];
+/// Families that stage input tiles in shared memory: the tiled textbook kernels and ours.
+fn tiled(v: Variant) -> bool {
+    v.name().contains("_tiled") || v.name().ends_with("_fast")
+}
 
 #[test]
 fn parser_splits_entries() {
@@ -96,25 +76,29 @@ fn parser_splits_entries() {
     assert!(!b["b_r2"].contains("ld.const"));
 }
 
+/// The PTX holds exactly the table's entries (ptx-builder checks it at build time; this
+/// checks the module the library embeds).
 #[test]
-fn every_host_entry_is_in_the_ptx() {
+fn the_embedded_ptx_holds_exactly_the_table_s_entries() {
     let b = bodies();
-    for e in Variant::all_entries() {
-        body(&b, &e);
+    let mut expected: Vec<String> = Variant::all_entries();
+    expected.push(layout::args::FMA_PROBE_ENTRY.to_string());
+    for e in &expected {
+        body(&b, e);
     }
-    for v in Variant::ALL_1D.into_iter().chain(Variant::ALL_2D) {
+    let unnamed: Vec<&String> = b.keys().filter(|k| !expected.contains(k)).collect();
+    assert!(unnamed.is_empty(), "entries the table does not name: {unnamed:?}");
+    for &v in Variant::ALL {
         assert!(!entries_of(v).is_empty(), "{v}");
     }
 }
 
 #[test]
-fn const_mask_kernels_read_the_const_symbol() {
+fn const_mask_kernels_read_their_own_const_symbol() {
     let b = bodies();
-    for &v in CONST_MASK {
-        let (mine, other) = if v.dim() == 1 {
-            ("MASK_1D", "MASK_2D")
-        } else {
-            ("MASK_2D", "MASK_1D")
+    for &v in Variant::ALL {
+        let MaskLoc::Const(mine) = v.family().unwrap().mask else {
+            continue;
         };
         for e in entries_of(v) {
             let text = body(&b, &e);
@@ -122,8 +106,10 @@ fn const_mask_kernels_read_the_const_symbol() {
                 text.contains("ld.const"),
                 "{e}: no ld.const (mask not read from constant memory)"
             );
-            assert!(text.contains(mine), "{e}: does not reference {mine}");
-            assert!(!text.contains(other), "{e}: references {other}");
+            assert!(text.contains(mine.name), "{e}: does not reference {}", mine.name);
+            for other in layout::masks::ALL.iter().filter(|s| s.name != mine.name) {
+                assert!(!text.contains(other.name), "{e}: references {}", other.name);
+            }
         }
     }
 }
@@ -131,7 +117,7 @@ fn const_mask_kernels_read_the_const_symbol() {
 #[test]
 fn tiled_kernels_use_shared_memory() {
     let b = bodies();
-    for &v in TILED {
+    for v in Variant::ALL.iter().copied().filter(|&v| tiled(v)) {
         for e in entries_of(v) {
             let text = body(&b, &e);
             // Writes of the tile: `st.shared`, or asynchronous global->shared copies
@@ -142,13 +128,7 @@ fn tiled_kernels_use_shared_memory() {
                     || text.contains("cp.async.cg.shared"),
                 "{e}: no st.shared / cp.async to shared (tile not staged in shared memory)"
             );
-            // Reads of the tile: `ld.shared`, or generic loads of a `cvta.shared` address
-            // (LLVM merges the *_tiled_cached kernels' shared-or-global choice into one
-            // generic load of a selected pointer).
-            assert!(
-                text.contains("ld.shared") || text.contains("cvta.shared"),
-                "{e}: the shared tile is never read"
-            );
+            assert!(text.contains("ld.shared"), "{e}: the shared tile is never read");
             assert!(
                 text.contains("bar.sync") || text.contains("barrier.sync"),
                 "{e}: no barrier"
@@ -160,7 +140,10 @@ fn tiled_kernels_use_shared_memory() {
 #[test]
 fn basic_kernels_read_mask_and_input_from_global_memory() {
     let b = bodies();
-    for &v in BASIC {
+    for &v in Variant::ALL {
+        if v.family().unwrap().mask != MaskLoc::Global {
+            continue;
+        }
         for e in entries_of(v) {
             let text = body(&b, &e);
             assert!(!text.contains("ld.const"), "{e}: basic kernel uses ld.const");
@@ -175,17 +158,22 @@ fn basic_kernels_read_mask_and_input_from_global_memory() {
 }
 
 #[test]
-fn const_mask_symbols_are_declared_with_their_sizes() {
-    for decl in [
-        ".const .align 16 .f32 MASK_1D[4095];",
-        ".const .align 16 .f32 MASK_2D[3969];",
-    ] {
+fn const_mask_symbols_are_declared_with_their_table_lengths() {
+    for sym in layout::masks::ALL {
+        let decl = format!(".const .align 16 .f32 {}[{}];", sym.name, sym.len);
         assert!(PTX.lines().any(|l| l.trim() == decl), "missing `{decl}`");
     }
-    // Agrees with the sizes the host uploads (ptx_builder's table, seen through the
-    // variants' limits).
-    assert_eq!(2 * Variant::Conv1dConst.max_radius().0 + 1, 4095);
-    assert_eq!((2 * Variant::Conv2dConst.max_radius().0 + 1).pow(2), 3969);
+}
+
+#[test]
+fn every_entry_takes_its_argument_struct() {
+    let b = bodies();
+    let size = layout::ParamList::Conv.size();
+    for e in Variant::all_entries() {
+        body(&b, &e);
+        let decl = format!(".visible .entry {e}(\n\t.param .align 8 .b8 {e}_param_0[{size}]\n)");
+        assert!(PTX.contains(&decl), "{e}: parameter is not one {size}-byte ConvArgs");
+    }
 }
 
 #[test]
@@ -200,7 +188,7 @@ fn no_unresolved_functions() {
 #[test]
 fn every_kernel_accumulates_with_fma() {
     let b = bodies();
-    for v in Variant::ALL_1D.into_iter().chain(Variant::ALL_2D) {
+    for &v in Variant::ALL {
         for e in entries_of(v) {
             let text = body(&b, &e);
             assert!(text.contains("fma.rn.f32"), "{e}: no fma.rn.f32");
@@ -209,12 +197,12 @@ fn every_kernel_accumulates_with_fma() {
 }
 
 /// The fast kernels' accumulators must stay in registers (ptx-builder's unroll threshold):
-/// a spilled accumulator array shows as a `__local_depot` of tens of bytes. The r >= 5
-/// 2D entries keep one 4-byte depot (a `black_box` on the row-loop bound).
+/// a spilled accumulator array shows as a `__local_depot` of tens of bytes. Entries that
+/// keep a loop rolled with `black_box` keep one small depot.
 #[test]
 fn fast_kernels_do_not_spill_accumulators_to_local_memory() {
     let b = bodies();
-    for v in [Variant::Conv1dFast, Variant::Conv2dFast] {
+    for v in Variant::ALL.iter().copied().filter(|v| v.name().ends_with("_fast")) {
         for e in entries_of(v) {
             let text = body(&b, &e);
             for l in text

@@ -1,11 +1,11 @@
 //! The worked examples of the textbook's chapter 7 ("Parallel Patterns: Convolution",
-//! /work/shared/seeds/000_*.txt, also 001_*.txt), on the CPU reference and on every GPU
-//! variant. All values are small integers: every product and partial sum is an integer
+//! /work/shared/seeds/000_*.txt, also 001_*.txt) and a 3D example worked by hand, on the
+//! CPU reference and on every GPU variant. All values are small integers: every product and partial sum is an integer
 //! below 2^24, exact in f32 in any summation order and with or without FMA, so the
 //! GPU results must be *exactly* equal.
 use gpuconv::{reference, Variant};
 use gpuconv_tests::gpu;
-use ndarray::{array, Array1, Array2};
+use ndarray::{array, Array1, Array2, Array3};
 
 /// Figures 7.1-7.3: N = 1..7, M = [3, 4, 5, 4, 3].
 fn fig_7_1() -> (Array1<f32>, Array1<f32>) {
@@ -72,12 +72,52 @@ const FIG_7_4_P22: f32 = 321.0;
 /// (1·4+2·3+3·2) + (2·5+3·4+4·3) + (3·4+4·3+5·2) + (4·3+5·2+6·1) = 16 + 34 + 34 + 28 = 112.
 const FIG_7_5_P10: f32 = 112.0;
 
-fn all_1d() -> impl Iterator<Item = Variant> {
-    Variant::ALL_1D.into_iter().chain([Variant::Auto])
+/// A 3D example worked by hand (the book's chapter asks for 3D kernels; MP-4 builds one).
+/// N is 3x3x3 with `N[z][y][x] = 9z + 3y + x + 1` (1..27, z the outermost axis); M is
+/// 3x3x3 and zero but for five taps:
+///
+/// ```text
+/// M[0][1][1] = 1   (the plane before, centre)      M[1][0][1] = 4   (the row above)
+/// M[1][1][1] = 2   (the centre)                    M[1][1][2] = 5   (the next column)
+/// M[2][1][1] = 3   (the plane after, centre)
+/// ```
+///
+/// so `P[z][y][x] = 1·N[z-1][y][x] + 2·N[z][y][x] + 3·N[z+1][y][x] + 4·N[z][y-1][x] +
+/// 5·N[z][y][x+1]`, ghost cells 0.
+fn worked_3d() -> (Array3<f32>, Array3<f32>) {
+    let n = Array3::from_shape_fn((3, 3, 3), |(z, y, x)| (9 * z + 3 * y + x + 1) as f32);
+    let mut m = Array3::zeros((3, 3, 3));
+    for ((z, y, x), v) in [
+        ((0, 1, 1), 1.0),
+        ((1, 1, 1), 2.0),
+        ((2, 1, 1), 3.0),
+        ((1, 0, 1), 4.0),
+        ((1, 1, 2), 5.0),
+    ] {
+        m[[z, y, x]] = v;
+    }
+    (n, m)
 }
 
-fn all_2d() -> impl Iterator<Item = Variant> {
-    Variant::ALL_2D.into_iter().chain([Variant::Auto])
+/// The hand-derived outputs of [`worked_3d`]:
+///
+/// - `P[1][1][1]`: N[0][1][1] = 5, N[1][1][1] = 14, N[2][1][1] = 23, N[1][0][1] = 11,
+///   N[1][1][2] = 15, so 1·5 + 2·14 + 3·23 + 4·11 + 5·15 = 5 + 28 + 69 + 44 + 75 = 221.
+/// - `P[0][0][0]`: the plane before and the row above are ghosts; N[0][0][0] = 1,
+///   N[1][0][0] = 10, N[0][0][1] = 2, so 2·1 + 3·10 + 5·2 = 42.
+/// - `P[2][2][2]`: the plane after and the next column are ghosts; N[1][2][2] = 18,
+///   N[2][2][2] = 27, N[2][1][2] = 24, so 1·18 + 2·27 + 4·24 = 18 + 54 + 96 = 168.
+/// - `P[0][2][0]`: N[0][2][0] = 7, N[1][2][0] = 16, N[0][1][0] = 4, N[0][2][1] = 8, so
+///   2·7 + 3·16 + 4·4 + 5·8 = 14 + 48 + 16 + 40 = 118.
+const WORKED_3D: [([usize; 3], f32); 4] = [
+    ([1, 1, 1], 221.0),
+    ([0, 0, 0], 42.0),
+    ([2, 2, 2], 168.0),
+    ([0, 2, 0], 118.0),
+];
+
+fn all_of(dim: usize) -> impl Iterator<Item = Variant> {
+    Variant::all_of_dim(dim).chain([Variant::Auto])
 }
 
 // ---------------------------------------------------------------- CPU reference (always)
@@ -85,7 +125,7 @@ fn all_2d() -> impl Iterator<Item = Variant> {
 #[test]
 fn reference_fig_7_1_to_7_3() {
     let (n, m) = fig_7_1();
-    let p = reference::conv1d(n.view(), m.view());
+    let p = reference::conv(n.view(), m.view());
     assert_eq!((p[1], p[2], p[3]), (38.0, 57.0, 76.0), "Figs. 7.3, 7.1, 7.2");
     assert_eq!(p.to_vec(), FIG_7_1_P.to_vec(), "whole output, by hand");
 }
@@ -93,13 +133,13 @@ fn reference_fig_7_1_to_7_3() {
 #[test]
 fn reference_doc_example() {
     let (n, m, want) = doc_example();
-    assert_eq!(reference::conv1d(n.view(), m.view()), want);
+    assert_eq!(reference::conv(n.view(), m.view()), want);
 }
 
 #[test]
 fn reference_fig_7_4_and_7_5() {
     let (n, m) = fig_7_4();
-    let p = reference::conv2d(n.view(), m.view());
+    let p = reference::conv(n.view(), m.view());
     assert_eq!(p[[2, 2]], FIG_7_4_P22, "Fig. 7.4");
     assert_eq!(p[[1, 0]], FIG_7_5_P10, "Fig. 7.5");
     // The product array of Fig. 7.4, summed independently of the reference's loops.
@@ -108,6 +148,15 @@ fn reference_fig_7_4_and_7_5() {
         .map(|(i, j)| n[[i, j]] * m[[i, j]])
         .sum();
     assert_eq!(direct, FIG_7_4_P22);
+}
+
+#[test]
+fn reference_worked_3d_example() {
+    let (n, m) = worked_3d();
+    let p = reference::conv(n.view(), m.view());
+    for (at, want) in WORKED_3D {
+        assert_eq!(p[at], want, "P{at:?}");
+    }
 }
 
 // ---------------------------------------------------------------- every GPU variant
@@ -120,8 +169,8 @@ fn reference_fig_7_4_and_7_5() {
 fn gpu_fig_7_1_to_7_3_every_variant() {
     let gpu = gpu();
     let (n, m) = fig_7_1();
-    for v in all_1d() {
-        let p = gpu.conv1d(n.view(), m.view(), v).unwrap_or_else(|e| panic!("{v}: {e}"));
+    for v in all_of(1) {
+        let p = gpu.conv(n.view(), m.view(), v).unwrap_or_else(|e| panic!("{v}: {e}"));
         assert_eq!((p[1], p[2], p[3]), (38.0, 57.0, 76.0), "{v}: P[1], P[2], P[3]");
         assert_eq!(p.to_vec(), FIG_7_1_P.to_vec(), "{v}: whole output");
     }
@@ -135,7 +184,7 @@ fn gpu_fig_7_1_to_7_3_every_variant() {
 fn gpu_doc_example_every_variant() {
     let gpu = gpu();
     let (n, m, want) = doc_example();
-    for v in all_1d() {
+    for v in all_of(1) {
         let p = gpu.conv1d(n.view(), m.view(), v).unwrap_or_else(|e| panic!("{v}: {e}"));
         assert_eq!(p, want, "{v}");
     }
@@ -149,8 +198,8 @@ fn gpu_doc_example_every_variant() {
 fn gpu_fig_7_4_every_variant() {
     let gpu = gpu();
     let (n, m) = fig_7_4();
-    let want = reference::conv2d(n.view(), m.view());
-    for v in all_2d() {
+    let want = reference::conv(n.view(), m.view());
+    for v in all_of(2) {
         let p = gpu.conv2d(n.view(), m.view(), v).unwrap_or_else(|e| panic!("{v}: {e}"));
         assert_eq!(p[[2, 2]], FIG_7_4_P22, "{v}: Fig. 7.4 P[2][2]");
         assert_eq!(p[[1, 0]], FIG_7_5_P10, "{v}: Fig. 7.5 P[1][0]");
@@ -163,22 +212,49 @@ fn gpu_fig_7_4_every_variant() {
     not(gpu_present),
     ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
 )]
+fn gpu_worked_3d_example_every_variant() {
+    let gpu = gpu();
+    let (n, m) = worked_3d();
+    let want = reference::conv(n.view(), m.view());
+    for v in all_of(3) {
+        let p = gpu.conv3d(n.view(), m.view(), v).unwrap_or_else(|e| panic!("{v}: {e}"));
+        for (at, value) in WORKED_3D {
+            assert_eq!(p[at], value, "{v}: P{at:?}");
+        }
+        assert_eq!(p, want, "{v}: whole 3x3x3 output (exact)");
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
 fn gpu_textbook_examples_through_device_api() {
     let gpu = gpu();
     let (n, m) = fig_7_1();
-    let dn = gpu.upload1(n.view()).expect("upload1");
-    let mut dp = gpu.alloc1(n.len()).expect("alloc1");
-    for v in all_1d() {
-        gpu.conv1d_device(&dn, m.view(), v, &mut dp)
+    let dn = gpu.upload(n.view()).expect("upload");
+    let mut dp = gpu.alloc(n.len()).expect("alloc");
+    for v in all_of(1) {
+        gpu.conv_device(&dn, m.view(), v, &mut dp)
             .unwrap_or_else(|e| panic!("{v}: {e}"));
         assert_eq!(dp.to_host().expect("download").to_vec(), FIG_7_1_P.to_vec(), "{v}");
     }
     let (n, m) = fig_7_4();
-    let want = reference::conv2d(n.view(), m.view());
-    let dn = gpu.upload2(n.view()).expect("upload2");
-    let mut dp = gpu.alloc2(n.dim()).expect("alloc2");
-    for v in all_2d() {
-        gpu.conv2d_device(&dn, m.view(), v, &mut dp)
+    let want = reference::conv(n.view(), m.view());
+    let dn = gpu.upload(n.view()).expect("upload");
+    let mut dp = gpu.alloc(n.dim()).expect("alloc");
+    for v in all_of(2) {
+        gpu.conv_device(&dn, m.view(), v, &mut dp)
+            .unwrap_or_else(|e| panic!("{v}: {e}"));
+        assert_eq!(dp.to_host().expect("download"), want, "{v}");
+    }
+    let (n, m) = worked_3d();
+    let want = reference::conv(n.view(), m.view());
+    let dn = gpu.upload(n.view()).expect("upload");
+    let mut dp = gpu.alloc(n.dim()).expect("alloc");
+    for v in all_of(3) {
+        gpu.conv_device(&dn, m.view(), v, &mut dp)
             .unwrap_or_else(|e| panic!("{v}: {e}"));
         assert_eq!(dp.to_host().expect("download"), want, "{v}");
     }

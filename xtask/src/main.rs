@@ -26,7 +26,9 @@ enum Task {
     Ptx(ArchArg),
     /// `ptx`, then run ptxas -v on the PTX: per-kernel registers/spills/smem table; fails on spills.
     Ptxas(ArchArg),
-    /// Every GPU-free kernel check CI runs (ptx + ptxas).
+    /// clippy on the device crate for nvptx64, warnings denied.
+    ClippyDevice(ArchArg),
+    /// Every GPU-free kernel check CI runs (ptx + ptxas + clippy-device).
     Ci(ArchArg),
 }
 
@@ -52,9 +54,15 @@ fn run(cli: Cli) -> Result<()> {
     let root = workspace_root();
     match cli.task {
         Task::Ptx(a) => ptx::build_and_check(&root, &a.arch).map(|_| ()),
-        Task::Ptxas(a) | Task::Ci(a) => {
+        Task::Ptxas(a) => {
             let path = ptx::build_and_check(&root, &a.arch)?;
             ptxas::run(&path, &a.arch)
+        }
+        Task::ClippyDevice(a) => ptx::clippy(&root, &a.arch),
+        Task::Ci(a) => {
+            let path = ptx::build_and_check(&root, &a.arch)?;
+            ptxas::run(&path, &a.arch)?;
+            ptx::clippy(&root, &a.arch)
         }
     }
 }

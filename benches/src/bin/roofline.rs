@@ -1,37 +1,35 @@
-//! The roofline report: every variant on the issue's benchmark cases, timed with CUDA
-//! events (median after warm-up), next to two limits measured in the same run: a
-//! device-to-device copy of the same bytes (memory) and the GPU's fp32 FMA rate
-//! (compute, `(2r+1)^d` FMAs per output). Outputs are spot-checked against the CPU.
+//! The roofline report: every variant on the issues' benchmark cases (1D, 2D and 3D, one
+//! loop), timed with CUDA events (median after warm-up), next to two limits measured in
+//! the same run: a device-to-device copy of the same bytes (memory) and the GPU's fp32
+//! FMA rate (compute, `(2r+1)^d` FMAs per output). Outputs are spot-checked against the
+//! CPU reference.
 //!
 //! `cargo run --release -p gpuconv-benches --bin roofline`
 use clap::Parser;
-use gpuconv::{Error, Gpu, Variant};
+use gpuconv::{Error, Gpu, Mode, Variant};
 use gpuconv_benches as b;
 
 /// Roofline report of every convolution variant on the H200 benchmark cases.
 #[derive(Parser)]
 #[command(about)]
 struct Args {
-    /// Side of the square 2D image.
-    #[arg(long, default_value_t = b::SIZE_2D)]
-    size2d: usize,
-    /// Length of the 1D signal.
-    #[arg(long, default_value_t = b::SIZE_1D)]
-    size1d: usize,
+    /// Divide every side of the cases by this (2: a quick run).
+    #[arg(long, default_value_t = 1)]
+    scale: usize,
     /// Timed launches per case (after 3 warm-ups); the median is reported.
     #[arg(long, default_value_t = 30)]
     reps: usize,
-    /// Only variants whose name contains this (e.g. "fast", "conv2d").
+    /// Only variants whose name contains this (e.g. "fast", "conv3d").
     #[arg(long, default_value = "")]
     only: String,
     /// Target: time at most this multiple of the roofline limit.
-    #[arg(long, default_value_t = 1.18)]
+    #[arg(long, default_value_t = 1.25)]
     target: f64,
 }
 
 /// One timed case: the row of the report.
 struct Row {
-    variant: String,
+    variant: &'static str,
     dim: usize,
     size: String,
     r: usize,
@@ -42,55 +40,6 @@ struct Row {
     check: String,
 }
 
-/// One problem size of a dimension, with its memory roofline measured in this run.
-struct Case {
-    dim: usize,
-    size: String,
-    /// One read of the input and one write of the output.
-    bytes: f64,
-    copy_us: f64,
-}
-
-impl Case {
-    fn print_roofline(&self) {
-        println!(
-            "memory roofline (device-to-device copy, {} f32): {:.1} us = {:.0} GB/s",
-            self.size,
-            self.copy_us,
-            self.bytes / self.copy_us / 1e3
-        );
-    }
-
-    fn row(&self, variant: Variant, r: usize, us: f64, fma_us: f64, check: String) -> Row {
-        Row {
-            variant: variant.name().into(),
-            dim: self.dim,
-            size: self.size.clone(),
-            r,
-            us,
-            bytes: self.bytes,
-            copy_us: self.copy_us,
-            fma_us,
-            check,
-        }
-    }
-}
-
-/// Times `launch` into `out` (median of `reps` after 3 warm-ups), then spot-checks
-/// `out` with `check`; returns the time, the check's summary and whether it passed.
-fn measure<O>(
-    gpu: &Gpu,
-    reps: usize,
-    out: &mut O,
-    mut launch: impl FnMut(&mut O) -> gpuconv::Result<()>,
-    check: impl FnOnce(&O) -> gpuconv::Result<(usize, f64, usize)>,
-) -> gpuconv::Result<(f64, String, bool)> {
-    let us = gpu.median_us(3, reps, || launch(out))?;
-    let (pts, err, bad) = check(out)?;
-    let verdict = if bad == 0 { "ok" } else { "FAIL" };
-    Ok((us, format!("{verdict} {pts} pts, max err {err:.1e}"), bad == 0))
-}
-
 impl Row {
     fn limit_us(&self) -> f64 {
         self.copy_us.max(self.fma_us)
@@ -99,7 +48,7 @@ impl Row {
         let x = self.us / self.limit_us();
         let verdict = if x <= target { "meets" } else { "misses" };
         println!(
-            "{:<20} {} {:>10} {:>3} {:>10.1} {:>7.0} {:>9.1} {:>9.1} {:>6.2} {:>6} {:>6.0}% {}",
+            "{:<20} {} {:>12} {:>3} {:>10.1} {:>7.0} {:>9.1} {:>9.1} {:>6.2} {:>6} {:>6.0}% {}",
             self.variant,
             self.dim,
             self.size,
@@ -129,12 +78,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("GPU: {}", gpu.device_name()?);
 
     // Compute roofline: the FMA probe over many waves, its median rate.
-    let mut probe = gpu.alloc1(132 * 2048 * 8)?;
+    let mut probe = gpu.alloc(132 * 2048 * 8)?;
     let mut fmas = 0;
     let probe_us = gpu.median_us(3, 10, || {
         fmas = gpu.launch_fma_probe(&mut probe, 4096)?;
         Ok(())
     })?;
+    drop(probe);
     let fma_per_us = fmas as f64 / probe_us;
     println!(
         "fp32 FMA rate (measured): {:.2} TFMA/s = {:.1} TFLOP/s",
@@ -144,68 +94,48 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let mut rows = Vec::new();
     let mut failures = 0;
-    // 2D cases.
-    let (side, n2) = (a.size2d, b::image(a.size2d));
-    let d_in2 = gpu.upload2(n2.view())?;
-    let mut d_out2 = gpu.alloc2(d_in2.dim())?;
-    let case2 = Case {
-        dim: 2,
-        size: format!("{side}x{side}"),
-        bytes: 2.0 * (side * side * 4) as f64,
-        copy_us: gpu.median_us(3, a.reps, || gpu.copy_device(&d_in2, &mut d_out2))?,
-    };
-    case2.print_roofline();
-    for r in b::RADII_2D {
-        let m = b::mask2(r);
-        let fma_us = (side * side * m.len()) as f64 / fma_per_us;
-        for v in std::iter::once(Variant::Auto).chain(Variant::ALL_2D) {
-            if !v.name().contains(&a.only) || v.resolve(2, r).is_err() {
-                continue;
+    for case in b::cases(a.scale) {
+        let dim = case.dim();
+        let n = b::input(&case.shape);
+        let d_in = gpu.upload(n.view())?;
+        let mut d_out = gpu.alloc(d_in.raw_dim())?;
+        let bytes = 2.0 * (case.len() * 4) as f64;
+        let copy_us = gpu.median_us(3, a.reps, || gpu.copy_device(&d_in, &mut d_out))?;
+        println!(
+            "memory roofline (device-to-device copy, {} f32): {copy_us:.1} us = {:.0} GB/s",
+            case.size(),
+            bytes / copy_us / 1e3
+        );
+        for &r in &case.radii {
+            let m = b::mask(dim, r);
+            let fma_us = (case.len() * m.len()) as f64 / fma_per_us;
+            for v in std::iter::once(Variant::Auto).chain(Variant::all_of_dim(dim)) {
+                if !v.name().contains(&a.only) || v.resolve(dim, r).is_err() {
+                    continue;
+                }
+                let us = gpu.median_us(3, a.reps, || {
+                    gpu.conv_device(&d_in, m.view(), v, &mut d_out).map(|_| ())
+                })?;
+                let (pts, err, bad) = b::spot_check(d_out.to_host()?.view(), n.view(), m.view(), Mode::Zero);
+                failures += usize::from(bad > 0);
+                let verdict = if bad == 0 { "ok" } else { "FAIL" };
+                rows.push(Row {
+                    variant: v.name(),
+                    dim,
+                    size: case.size(),
+                    r,
+                    us,
+                    bytes,
+                    copy_us,
+                    fma_us,
+                    check: format!("{verdict} {pts} pts, max err {err:.1e}"),
+                });
             }
-            let (us, check, ok) = measure(
-                &gpu,
-                a.reps,
-                &mut d_out2,
-                |o| gpu.conv2d_device(&d_in2, m.view(), v, o).map(|_| ()),
-                |o| Ok(b::spot_check_2d(o.to_host()?.view(), n2.view(), m.view())),
-            )?;
-            failures += usize::from(!ok);
-            rows.push(case2.row(v, r, us, fma_us, check));
-        }
-    }
-    drop((d_in2, d_out2));
-    // 1D cases.
-    let (len, n1) = (a.size1d, b::signal(a.size1d));
-    let d_in1 = gpu.upload1(n1.view())?;
-    let mut d_out1 = gpu.alloc1(len)?;
-    let case1 = Case {
-        dim: 1,
-        size: len.to_string(),
-        bytes: 2.0 * (len * 4) as f64,
-        copy_us: gpu.median_us(3, a.reps, || gpu.copy_device(&d_in1, &mut d_out1))?,
-    };
-    case1.print_roofline();
-    for r in b::RADII_1D {
-        let m = b::mask1(r);
-        let fma_us = (len * m.len()) as f64 / fma_per_us;
-        for v in std::iter::once(Variant::Auto).chain(Variant::ALL_1D) {
-            if !v.name().contains(&a.only) || v.resolve(1, r).is_err() {
-                continue;
-            }
-            let (us, check, ok) = measure(
-                &gpu,
-                a.reps,
-                &mut d_out1,
-                |o| gpu.conv1d_device(&d_in1, m.view(), v, o).map(|_| ()),
-                |o| Ok(b::spot_check_1d(o.to_host()?.view(), n1.view(), m.view())),
-            )?;
-            failures += usize::from(!ok);
-            rows.push(case1.row(v, r, us, fma_us, check));
         }
     }
 
     println!(
-        "\n{:<20} d {:>10} {:>3} {:>10} {:>7} {:>9} {:>9} {:>6} {:>6} {:>7} check",
+        "\n{:<20} d {:>12} {:>3} {:>10} {:>7} {:>9} {:>9} {:>6} {:>6} {:>7} check",
         "variant", "size", "r", "median_us", "GB/s", "copy_us", "fma_us", "x_roof", "target", "of_roof"
     );
     for row in &rows {

@@ -1,0 +1,402 @@
+//! Convolution on the GPU, one API for 1, 2 and 3 dimensions: validation, the launch
+//! shape from the family's table row, the mask upload, the launch.
+//!
+//! Arrays are row-major with the innermost (last) axis contiguous: a signal, a
+//! `(height, width)` image, a `(depth, height, width)` volume. Masks have the same
+//! number of axes and an odd length along each (`2r+1`), chosen independently.
+//!
+//! Two operations, each named for what it computes (SciPy's meanings):
+//! - **correlate**: `P[i] = Σ_j N[i - r + j] · M[j]`, the textbook's formula, no flip.
+//!   `conv`, `conv1d`, `conv2d`, `conv3d` and their `_device` forms compute this, with
+//!   ghost cells 0, as the book does.
+//! - **convolve**: the mask flipped along every axis first (`scipy.ndimage.convolve`).
+use crate::device_array::DeviceArray;
+use crate::error::{Error, Result};
+use crate::gpu::Gpu;
+use crate::{Mode, Variant};
+use layout::{ConvArgs, LaunchShape, MaskLoc, Problem};
+use ndarray::{Array, ArrayView, ArrayView1, ArrayView2, ArrayView3, Dimension, Ix1, Ix2, Ix3};
+
+/// How to run a convolution: which kernel, and what ghost cells hold.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Options {
+    /// The kernel (`Auto` picks the fastest that supports the rest).
+    pub variant: Variant,
+    /// The ghost-cell policy.
+    pub mode: Mode,
+}
+
+impl Options {
+    /// `variant`, ghost cells 0.
+    pub fn variant(variant: Variant) -> Options {
+        Options {
+            variant,
+            mode: Mode::Zero,
+        }
+    }
+    /// `Auto`, ghost cells by `mode`.
+    pub fn mode(mode: Mode) -> Options {
+        Options {
+            variant: Variant::Auto,
+            mode,
+        }
+    }
+}
+
+/// The radii of a mask of shape `shape` (outermost axis first), x (innermost) first as
+/// the kernels take them: `[rx, ry, rz]`, 0 past the dimension. Every side must be odd.
+pub fn mask_radius(shape: &[usize]) -> Result<[u32; 3]> {
+    let bad = || Error::BadMask { shape: shape.to_vec() };
+    if shape.is_empty() || shape.len() > 3 {
+        return Err(Error::UnsupportedDimension { ndim: shape.len() });
+    }
+    let mut r = [0u32; 3];
+    for (axis, &len) in shape.iter().rev().enumerate() {
+        if len % 2 == 0 {
+            return Err(bad());
+        }
+        r[axis] = u32::try_from(len / 2).map_err(|_| bad())?;
+    }
+    Ok(r)
+}
+
+/// The extents `[x, y, z]` of an array of shape `shape` (outermost first), 1 past the
+/// dimension.
+fn extent(shape: &[usize]) -> Result<[u32; 3]> {
+    if shape.is_empty() || shape.len() > 3 {
+        return Err(Error::UnsupportedDimension { ndim: shape.len() });
+    }
+    let mut e = [1u32; 3];
+    for (axis, &len) in shape.iter().rev().enumerate() {
+        e[axis] = u32::try_from(len).map_err(|_| Error::TooLarge {
+            elements: len,
+            max: crate::device_array::MAX_ELEMENTS,
+        })?;
+    }
+    Ok(e)
+}
+
+/// The launch shape `variant` (`Auto` resolved, checked against the mask) has for an
+/// array of shape `shape` under a mask of radii `radius` (x first): what the launch
+/// uses, computed by the family's own function in `layout`.
+pub fn launch_shape(variant: Variant, shape: &[usize], radius: [u32; 3]) -> Result<LaunchShape> {
+    let v = variant.resolve_for(shape.len(), radius, Mode::Zero)?;
+    let family = v.family().expect("resolved");
+    let problem = Problem {
+        extent: extent(shape)?,
+        radius,
+    };
+    Ok((family.launch_shape)(&problem)?)
+}
+
+/// A validated mask: its taps in row-major order and its radii.
+#[derive(Clone, Debug)]
+pub(crate) struct Mask {
+    taps: Vec<f32>,
+    radius: [u32; 3],
+    ndim: usize,
+}
+
+impl Mask {
+    /// Validates `m`; `flip` reverses every axis (convolve rather than correlate).
+    pub(crate) fn new<D: Dimension>(m: ArrayView<f32, D>, flip: bool) -> Result<Mask> {
+        let radius = mask_radius(m.shape())?;
+        // Row-major order, any strides; reversing the row-major order reverses every axis.
+        let mut taps: Vec<f32> = m.iter().copied().collect();
+        if flip {
+            taps.reverse();
+        }
+        Ok(Mask {
+            taps,
+            radius,
+            ndim: m.ndim(),
+        })
+    }
+
+    /// The taps embedded, centred, in a mask of radius `r` on every axis (zeros around):
+    /// what a compiled-radius entry reads.
+    fn padded(&self, r: u32) -> Vec<f32> {
+        let k = 2 * r as usize + 1;
+        let side = |axis: usize| 2 * self.radius[axis] as usize + 1;
+        let (kx, ky, kz) = (side(0), side(1), side(2));
+        let (nx, ny) = (k, if self.ndim > 1 { k } else { 1 });
+        let nz = if self.ndim > 2 { k } else { 1 };
+        let off = |axis: usize| (r - self.radius[axis]) as usize;
+        let (ox, oy, oz) = (
+            off(0),
+            if self.ndim > 1 { off(1) } else { 0 },
+            if self.ndim > 2 { off(2) } else { 0 },
+        );
+        let mut out = vec![0.0f32; nx * ny * nz];
+        for z in 0..kz {
+            for y in 0..ky {
+                for x in 0..kx {
+                    out[((z + oz) * ny + y + oy) * nx + x + ox] = self.taps[(z * ky + y) * kx + x];
+                }
+            }
+        }
+        out
+    }
+}
+
+impl Gpu {
+    /// Correlates `input` (any strides, 1 to 3 axes) with `mask` (odd along every axis):
+    /// `P[i] = Σ_j N[i - r + j] · M[j]`, ghost cells by `opts.mode`. Returns a new array.
+    pub fn correlate<D: Dimension>(
+        &self,
+        input: ArrayView<f32, D>,
+        mask: ArrayView<f32, D>,
+        opts: Options,
+    ) -> Result<Array<f32, D>> {
+        self.on_host(input, Mask::new(mask, false)?, opts)
+    }
+
+    /// Convolves `input` with `mask`: the mask flipped along every axis, then
+    /// [`Gpu::correlate`] (`scipy.ndimage.convolve` for odd masks).
+    pub fn convolve<D: Dimension>(
+        &self,
+        input: ArrayView<f32, D>,
+        mask: ArrayView<f32, D>,
+        opts: Options,
+    ) -> Result<Array<f32, D>> {
+        self.on_host(input, Mask::new(mask, true)?, opts)
+    }
+
+    /// Device-resident [`Gpu::correlate`]: `output` must have `input`'s shape. Returns
+    /// the variant that ran (what `Auto` chose). Asynchronous on [`Gpu::stream`].
+    pub fn correlate_device<D: Dimension>(
+        &self,
+        input: &DeviceArray<'_, D>,
+        mask: ArrayView<f32, D>,
+        opts: Options,
+        output: &mut DeviceArray<'_, D>,
+    ) -> Result<Variant> {
+        self.run(input, &Mask::new(mask, false)?, opts, output)
+    }
+
+    /// Device-resident [`Gpu::convolve`].
+    pub fn convolve_device<D: Dimension>(
+        &self,
+        input: &DeviceArray<'_, D>,
+        mask: ArrayView<f32, D>,
+        opts: Options,
+        output: &mut DeviceArray<'_, D>,
+    ) -> Result<Variant> {
+        self.run(input, &Mask::new(mask, true)?, opts, output)
+    }
+
+    /// The textbook's convolution (a correlation, ghost cells 0) of `input` with `mask`,
+    /// on `variant`: one entry point for 1, 2 and 3 dimensions.
+    pub fn conv<D: Dimension>(
+        &self,
+        input: ArrayView<f32, D>,
+        mask: ArrayView<f32, D>,
+        variant: Variant,
+    ) -> Result<Array<f32, D>> {
+        self.correlate(input, mask, Options::variant(variant))
+    }
+
+    /// Device-resident [`Gpu::conv`]; returns the variant that ran.
+    pub fn conv_device<D: Dimension>(
+        &self,
+        input: &DeviceArray<'_, D>,
+        mask: ArrayView<f32, D>,
+        variant: Variant,
+        output: &mut DeviceArray<'_, D>,
+    ) -> Result<Variant> {
+        self.correlate_device(input, mask, Options::variant(variant), output)
+    }
+
+    /// [`Gpu::conv`] of a signal (the 1D name kept as a thin wrapper).
+    pub fn conv1d(&self, input: ArrayView1<f32>, mask: ArrayView1<f32>, variant: Variant) -> Result<Array<f32, Ix1>> {
+        self.conv(input, mask, variant)
+    }
+    /// [`Gpu::conv`] of a `(height, width)` image.
+    pub fn conv2d(&self, input: ArrayView2<f32>, mask: ArrayView2<f32>, variant: Variant) -> Result<Array<f32, Ix2>> {
+        self.conv(input, mask, variant)
+    }
+    /// [`Gpu::conv`] of a `(depth, height, width)` volume.
+    pub fn conv3d(&self, input: ArrayView3<f32>, mask: ArrayView3<f32>, variant: Variant) -> Result<Array<f32, Ix3>> {
+        self.conv(input, mask, variant)
+    }
+    /// [`Gpu::conv_device`] of a signal.
+    pub fn conv1d_device(
+        &self,
+        input: &DeviceArray<'_, Ix1>,
+        mask: ArrayView1<f32>,
+        variant: Variant,
+        output: &mut DeviceArray<'_, Ix1>,
+    ) -> Result<Variant> {
+        self.conv_device(input, mask, variant, output)
+    }
+    /// [`Gpu::conv_device`] of an image.
+    pub fn conv2d_device(
+        &self,
+        input: &DeviceArray<'_, Ix2>,
+        mask: ArrayView2<f32>,
+        variant: Variant,
+        output: &mut DeviceArray<'_, Ix2>,
+    ) -> Result<Variant> {
+        self.conv_device(input, mask, variant, output)
+    }
+    /// [`Gpu::conv_device`] of a volume.
+    pub fn conv3d_device(
+        &self,
+        input: &DeviceArray<'_, Ix3>,
+        mask: ArrayView3<f32>,
+        variant: Variant,
+        output: &mut DeviceArray<'_, Ix3>,
+    ) -> Result<Variant> {
+        self.conv_device(input, mask, variant, output)
+    }
+
+    /// Host arrays in and out: every check that needs no GPU work first, then upload,
+    /// run, download.
+    fn on_host<D: Dimension>(&self, input: ArrayView<f32, D>, mask: Mask, opts: Options) -> Result<Array<f32, D>> {
+        let dim = input.ndim();
+        check_mask_dim(dim, &mask)?;
+        opts.variant.resolve_for(dim, mask.radius, opts.mode)?;
+        let n = self.upload(input)?;
+        let mut p = self.alloc(n.raw_dim())?;
+        self.run(&n, &mask, opts, &mut p)?;
+        p.to_host()
+    }
+
+    /// The one path to a convolution launch: checks, launch shape from the family's row,
+    /// mask upload to where the family reads it, the arguments, the launch.
+    fn run<D: Dimension>(
+        &self,
+        input: &DeviceArray<'_, D>,
+        mask: &Mask,
+        opts: Options,
+        output: &mut DeviceArray<'_, D>,
+    ) -> Result<Variant> {
+        let dim = input.shape().len();
+        check_mask_dim(dim, mask)?;
+        let v = opts.variant.resolve_for(dim, mask.radius, opts.mode)?;
+        if input.shape() != output.shape() {
+            return Err(Error::ShapeMismatch {
+                input: input.shape().to_vec(),
+                output: output.shape().to_vec(),
+            });
+        }
+        let family = v.family().expect("resolved");
+        let problem = Problem {
+            extent: extent(input.shape())?,
+            radius: mask.radius,
+        };
+        let shape = (family.launch_shape)(&problem)?;
+        let entry = family.entry(mask.radius);
+        // A compiled-radius entry reads a mask of its radius on every axis.
+        let (taps, radius) = match entry.radius {
+            Some(r) if family.pads_mask(mask.radius) => {
+                let mut radius = [0; 3];
+                radius[..dim].fill(r);
+                (mask.padded(r), radius)
+            }
+            _ => (mask.taps.clone(), mask.radius),
+        };
+        let mask_addr = match family.mask {
+            MaskLoc::Global => self.global_mask(&taps)?,
+            MaskLoc::Const(sym) => {
+                self.set_const_mask(sym, &taps)?;
+                0
+            }
+        };
+        let args = ConvArgs {
+            input: input.addr(),
+            output: output.addr(),
+            mask: mask_addr,
+            extent: problem.extent,
+            radius,
+            mode: opts.mode.code(),
+            fill: opts.mode.fill(),
+        };
+        // The arguments name `input` and `output`, both borrowed for this call, whose
+        // shape is `problem.extent` (checked above), and a mask of `radius` where the
+        // family reads it: what `Gpu::launch` asks of its callers.
+        self.launch(&entry.to_string(), family.params, shape, &args)?;
+        Ok(v)
+    }
+}
+
+/// The mask must have as many axes as the input.
+fn check_mask_dim(dim: usize, mask: &Mask) -> Result<()> {
+    if mask.ndim != dim {
+        return Err(Error::MaskDimension {
+            input: dim,
+            mask: mask.ndim,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::{array, Array3};
+
+    #[test]
+    fn mask_radius_reads_every_axis_x_first() {
+        assert_eq!(mask_radius(&[5]).unwrap(), [2, 0, 0]);
+        assert_eq!(mask_radius(&[3, 7]).unwrap(), [3, 1, 0]);
+        assert_eq!(mask_radius(&[1, 3, 9]).unwrap(), [4, 1, 0]);
+        for bad in [&[0usize][..], &[2], &[3, 4], &[4, 3, 3], &[3, 0]] {
+            assert!(matches!(mask_radius(bad), Err(Error::BadMask { .. })), "{bad:?}");
+        }
+        assert!(matches!(
+            mask_radius(&[3, 3, 3, 3]),
+            Err(Error::UnsupportedDimension { ndim: 4 })
+        ));
+    }
+
+    #[test]
+    fn padding_centres_a_rectangular_mask() {
+        // 1x3 (rx = 1, ry = 0) padded to radius 1: the middle row of a 3x3.
+        let m = Mask::new(array![[1.0f32, 2.0, 3.0]].view(), false).unwrap();
+        assert_eq!(m.padded(1), vec![0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 0.0, 0.0, 0.0]);
+        // 3x1 padded to 2: the middle column of a 5x5.
+        let m = Mask::new(array![[1.0f32], [2.0], [3.0]].view(), false).unwrap();
+        let p = m.padded(2);
+        for (i, v) in p.iter().enumerate() {
+            let (y, x) = (i / 5, i % 5);
+            let want = if x == 2 && (1..=3).contains(&y) { y as f32 } else { 0.0 };
+            assert_eq!(*v, want, "({y}, {x})");
+        }
+        // 3D 1x1x3 padded to 1: the centre row of the centre plane.
+        let m = Mask::new(
+            Array3::from_shape_vec((1, 1, 3), vec![4.0f32, 5.0, 6.0])
+                .unwrap()
+                .view(),
+            false,
+        )
+        .unwrap();
+        let p = m.padded(1);
+        assert_eq!(p.len(), 27);
+        assert_eq!(&p[12..15], &[4.0, 5.0, 6.0]);
+        assert_eq!(p.iter().filter(|v| **v != 0.0).count(), 3);
+    }
+
+    #[test]
+    fn flip_reverses_every_axis() {
+        let m = Mask::new(
+            array![[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]].view(),
+            true,
+        )
+        .unwrap();
+        assert_eq!(m.taps, vec![9.0, 8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0]);
+    }
+
+    #[test]
+    fn launch_shapes_come_from_the_family_rows() {
+        let s = launch_shape(Variant::Conv2dTiledIn, &[64, 64], [15, 15, 0]).unwrap();
+        assert_eq!(s.block, (32, 32, 1));
+        assert_eq!(s.grid, (32, 32, 1), "output tile 32-2*15 = 2");
+        let s = launch_shape(Variant::Conv3dTiledIn, &[10, 20, 30], [1, 1, 1]).unwrap();
+        assert_eq!((s.block, s.grid), ((8, 8, 8), (5, 4, 2)));
+        assert!(matches!(
+            launch_shape(Variant::Conv2dTiledIn, &[64, 64], [16, 16, 0]),
+            Err(Error::MaskTooLarge { .. })
+        ));
+    }
+}

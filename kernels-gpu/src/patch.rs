@@ -1,0 +1,90 @@
+//! Register patches, shared by the fast 2D and 3D kernels: each thread owns a 4-wide ×
+//! `k`-tall patch of outputs in registers. It reads each input row of its window from a
+//! staged tile once (LDS.128) and adds it into every output row it touches, every tap an
+//! FFMA with the mask as a constant-bank operand.
+use crate::device::*;
+
+/// Outputs across a patch: one F4.
+pub const QX: u32 = 4;
+/// Most output rows a patch holds.
+pub const MAX_ROWS: usize = 8;
+
+/// The accumulators: `acc[o][j]` is the output `o` rows down, `j` across.
+pub type Acc = [[f32; QX as usize]; MAX_ROWS];
+
+/// Adds one staged 2D window into `acc` through a `(2R+1)²` mask plane: `tap(fr, fc)` is
+/// the mask's row `fr`, column `fc`. `s` points at the window's first cell for this
+/// thread (staged row `ty·k`, column `4·tx`); rows are `sw` floats apart and hold input
+/// columns from `pd` before the patch (`pd >= R`, a multiple of 4). With `roll_rows`,
+/// the loop over input rows stays rolled (an opaque bound): fully unrolled, large radii
+/// would hoist every row's window into registers and spill.
+///
+/// # Safety
+/// The `k + 2R` rows of `QX + 2pd` floats from `s` lie inside a staged buffer, 16-byte
+/// aligned.
+#[inline(always)]
+pub unsafe fn accumulate<const R: u32>(
+    s: *const f32,
+    sw: u32,
+    pd: u32,
+    k: u32,
+    roll_rows: bool,
+    acc: &mut Acc,
+    tap: impl Fn(u32, u32) -> f32,
+) {
+    let win = (QX + 2 * pd) as usize;
+    let rows = if roll_rows {
+        core::hint::black_box(k + 2 * R)
+    } else {
+        k + 2 * R
+    };
+    for i in 0..rows {
+        // Staged row i holds input row (its first output row - R + i).
+        let row = s.wrapping_add((i * sw) as usize);
+        let mut v = [0.0f32; 20];
+        for c in 0..win / 4 {
+            // SAFETY: inside the window (the function's contract), 16-byte aligned.
+            let f = unsafe { *(row.add(4 * c) as *const F4) };
+            v[4 * c..4 * c + 4].copy_from_slice(&f.0);
+        }
+        // Input row i feeds output row o through mask row fr = i - o.
+        for o in 0..k {
+            let fr = i.wrapping_sub(o);
+            if fr <= 2 * R {
+                for fc in 0..2 * R + 1 {
+                    let m = tap(fr, fc);
+                    for j in 0..QX {
+                        acc[o as usize][j as usize] =
+                            fma(m, v[(pd - R + fc + j) as usize], acc[o as usize][j as usize]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Stores the patch whose first output is `(x, y)` of a row-major `w × h` plane at `p`
+/// (rows and columns past the plane are skipped).
+///
+/// # Safety
+/// `p` holds `w·h` writable floats.
+#[inline(always)]
+pub unsafe fn store(acc: &Acc, k: u32, p: *mut f32, w: u32, h: u32, x: u32, y: u32) {
+    for o in 0..k {
+        let yo = y + o;
+        if yo < h {
+            let out = p.wrapping_add((yo * w + x) as usize);
+            if w.is_multiple_of(4) && x + QX <= w {
+                // SAFETY: inside P, 16-byte aligned (w and x multiples of 4).
+                unsafe { store_f4(out, F4(acc[o as usize])) };
+            } else {
+                for j in 0..QX {
+                    if x + j < w {
+                        // SAFETY: inside P.
+                        unsafe { store_global(out.wrapping_add(j as usize), acc[o as usize][j as usize]) };
+                    }
+                }
+            }
+        }
+    }
+}
