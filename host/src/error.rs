@@ -95,6 +95,12 @@ pub enum Error {
         /// The driver's answer.
         reason: String,
     },
+    /// An image with more interleaved channels than the kernels take.
+    #[error("image has {channels} channels: 1 to 4 are supported")]
+    Channels {
+        /// Channels of the image.
+        channels: usize,
+    },
     /// The FMA probe needs at least one block of outputs.
     #[error("the FMA probe needs at least {min} outputs, got {got}")]
     ProbeTooSmall {

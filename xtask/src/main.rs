@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod device;
 mod ptx;
 mod ptxas;
 
@@ -26,6 +27,16 @@ enum Task {
     Ptx(ArchArg),
     /// `ptx`, then run ptxas -v on the PTX: per-kernel registers/spills/smem table; fails on spills.
     Ptxas(ArchArg),
+    /// Build every binary a GPU run needs (GPU tests compiled in) into `.dc1/` and pack
+    /// `.dc1.tgz`, for the GPU machine, which has no Rust toolchain.
+    Bundle,
+    /// On the GPU machine, from the repository root with `.dc1/` unpacked: run the parts,
+    /// logs in `$OUT`. Fails if any part fails.
+    Device {
+        /// Parts, in order.
+        #[arg(value_enum, required = true)]
+        parts: Vec<device::Part>,
+    },
     /// clippy on the device crate for nvptx64, warnings denied.
     ClippyDevice(ArchArg),
     /// Every GPU-free kernel check CI runs (ptx + ptxas + clippy-device).
@@ -59,6 +70,8 @@ fn run(cli: Cli) -> Result<()> {
             ptxas::run(&path, &a.arch)
         }
         Task::ClippyDevice(a) => ptx::clippy(&root, &a.arch),
+        Task::Bundle => device::bundle(&root),
+        Task::Device { parts } => device::run(&parts),
         Task::Ci(a) => {
             let path = ptx::build_and_check(&root, &a.arch)?;
             ptxas::run(&path, &a.arch)?;

@@ -1,0 +1,99 @@
+//! Launches every PTX entry of the table once per ghost-cell mode it implements, on small
+//! multi-tile inputs with odd sizes, and checks each result against the CPU reference:
+//! the program `cargo xtask device sanitize` runs under compute-sanitizer's memcheck,
+//! racecheck, synccheck and initcheck. Entries whose blocks loop over tiles (persistent)
+//! get inputs with more tiles than the GPU holds blocks, so the copy ring wraps.
+use gpuconv::{Gpu, Mode, Options, Variant};
+use gpuconv_tests::{check_against_reference, random_array};
+use layout::{Entry, Family, Radii};
+use ndarray::IxDyn;
+
+/// Shapes, outermost axis first: several tiles of every kernel along every axis, no side
+/// a multiple of a tile or of 4.
+fn shape(f: &Family) -> Vec<usize> {
+    let fast = f.name.ends_with("_fast");
+    match (f.dim, fast) {
+        (1, false) => vec![3001],
+        // More 1024-output tiles than an H200 holds blocks of conv1d_fast.
+        (1, true) => vec![1_500_001],
+        (2, false) => vec![67, 259],
+        // 16 x 19 tiles of 128 x 32: more than the persistent entries' resident blocks.
+        (2, true) => vec![577, 2001],
+        // Two 64-plane chunks, two 16-row tiles, two 128-wide tiles.
+        _ => vec![67, 19, 131],
+    }
+}
+
+/// The mask radii (x first) that make the host launch `e`: its compiled radius on every
+/// axis, or, for a run-time entry, radii that no compiled entry takes.
+fn radius_for(f: &'static Family, e: &Entry) -> [u32; 3] {
+    let mut r = [0u32; 3];
+    match (e.radius, f.radii) {
+        (Some(c), _) => r[..f.dim].fill(c),
+        // Rectangular radii within every tile limit: the run-time entry.
+        (None, Radii::Both { .. }) => {
+            for (axis, v) in r[..f.dim].iter_mut().enumerate() {
+                *v = (axis as u32 + 1).min(f.tile_limit.0);
+            }
+        }
+        (None, _) => r[..f.dim].fill(2),
+    }
+    r
+}
+
+fn run(gpu: &Gpu, f: &'static Family, e: &Entry, radius: [u32; 3], mode: Mode, seed: u64) -> Result<(), String> {
+    assert_eq!(f.entry(radius), *e, "{e}: radii {radius:?} reach another entry");
+    let v = Variant::from_name(f.name).expect("a variant per family");
+    let shape = shape(f);
+    let n = random_array(IxDyn(&shape), seed);
+    let mask_shape: Vec<usize> = (0..f.dim).rev().map(|a| 2 * radius[a] as usize + 1).collect();
+    let m = random_array(IxDyn(&mask_shape), seed + 1);
+    let got = gpu
+        .correlate(n.view(), m.view(), Options { variant: v, mode })
+        .map_err(|err| format!("{e} {mode:?}: {err}"))?;
+    check_against_reference(got.view(), n.view(), m.view(), mode).map_err(|err| format!("{e} {mode:?}: {err}"))
+}
+
+fn main() {
+    let gpu = Gpu::new().unwrap_or_else(|e| panic!("sanitize needs a GPU: {e}"));
+    let (mut launches, mut entries, mut failures) = (0, 0, Vec::new());
+    for (i, &f) in layout::families::ALL.iter().enumerate() {
+        let modes: &[Mode] = if f.all_modes() { &Mode::ALL } else { &[Mode::Zero] };
+        for e in f.entries() {
+            entries += 1;
+            let mut radii = vec![radius_for(f, &e)];
+            // conv1d_tiled loads halos wider than its block with a strided loop.
+            if f.name == "conv1d_tiled" && e.radius.is_none() {
+                radii.push([1500, 0, 0]);
+            }
+            for r in radii {
+                for &mode in modes {
+                    launches += 1;
+                    if let Err(msg) = run(&gpu, f, &e, r, mode, 1000 + i as u64) {
+                        failures.push(msg);
+                    }
+                }
+            }
+        }
+    }
+    // The FMA probe, the module's one other entry.
+    let mut out = gpu.alloc(4 * 256).expect("alloc");
+    gpu.launch_fma_probe(&mut out, 4).expect("probe");
+    gpu.synchronize().expect("sync");
+    let probe = out.to_host().expect("download");
+    if !probe.iter().all(|v| v.is_finite()) {
+        failures.push("roofline_fma: non-finite output".into());
+    }
+    println!(
+        "sanitize: {} launches over {} entries and the FMA probe; {} disagree with the reference",
+        launches + 1,
+        entries,
+        failures.len()
+    );
+    if !failures.is_empty() {
+        for f in &failures {
+            eprintln!("FAILED {f}");
+        }
+        std::process::exit(1);
+    }
+}
