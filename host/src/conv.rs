@@ -113,20 +113,23 @@ impl Mask {
         })
     }
 
-    /// The taps embedded, centred, in a mask of radius `r` on every axis (zeros around):
-    /// what a compiled-radius entry reads.
-    fn padded(&self, r: u32) -> Vec<f32> {
+    /// The taps embedded, centred, in a mask of radius `r` on each of its first `dim`
+    /// axes (zeros around): what a compiled-radius entry of a `dim`-D family reads. A
+    /// batched call's mask is one element deep past `dim`, so its taps stay in order.
+    fn padded(&self, r: u32, dim: usize) -> Vec<f32> {
         let k = 2 * r as usize + 1;
         let side = |axis: usize| 2 * self.radius[axis] as usize + 1;
         let (kx, ky, kz) = (side(0), side(1), side(2));
-        let (nx, ny) = (k, if self.ndim > 1 { k } else { 1 });
-        let nz = if self.ndim > 2 { k } else { 1 };
-        let off = |axis: usize| (r - self.radius[axis]) as usize;
-        let (ox, oy, oz) = (
-            off(0),
-            if self.ndim > 1 { off(1) } else { 0 },
-            if self.ndim > 2 { off(2) } else { 0 },
-        );
+        let (nx, ny) = (k, if dim > 1 { k } else { 1 });
+        let nz = if dim > 2 { k } else { 1 };
+        let off = |axis: usize| {
+            if axis < dim {
+                (r - self.radius[axis]) as usize
+            } else {
+                0
+            }
+        };
+        let (ox, oy, oz) = (off(0), off(1), off(2));
         let mut out = vec![0.0f32; nx * ny * nz];
         for z in 0..kz {
             for y in 0..ky {
@@ -287,12 +290,13 @@ impl Gpu {
         };
         let shape = (family.launch_shape)(&problem)?;
         let entry = family.entry(mask.radius);
-        // A compiled-radius entry reads a mask of its radius on every axis.
+        // A compiled-radius entry reads a mask of its radius on every axis of its family
+        // (a batch's extra axis has radius 0).
         let (taps, radius) = match entry.radius {
             Some(r) if family.pads_mask(mask.radius) => {
                 let mut radius = [0; 3];
-                radius[..dim].fill(r);
-                (mask.padded(r), radius)
+                radius[..family.dim].fill(r);
+                (mask.padded(r, family.dim), radius)
             }
             _ => (mask.taps.clone(), mask.radius),
         };
@@ -354,10 +358,10 @@ mod tests {
     fn padding_centres_a_rectangular_mask() {
         // 1x3 (rx = 1, ry = 0) padded to radius 1: the middle row of a 3x3.
         let m = Mask::new(array![[1.0f32, 2.0, 3.0]].view(), false).unwrap();
-        assert_eq!(m.padded(1), vec![0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 0.0, 0.0, 0.0]);
+        assert_eq!(m.padded(1, 2), vec![0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 0.0, 0.0, 0.0]);
         // 3x1 padded to 2: the middle column of a 5x5.
         let m = Mask::new(array![[1.0f32], [2.0], [3.0]].view(), false).unwrap();
-        let p = m.padded(2);
+        let p = m.padded(2, 2);
         for (i, v) in p.iter().enumerate() {
             let (y, x) = (i / 5, i % 5);
             let want = if x == 2 && (1..=3).contains(&y) { y as f32 } else { 0.0 };
@@ -371,10 +375,12 @@ mod tests {
             false,
         )
         .unwrap();
-        let p = m.padded(1);
+        let p = m.padded(1, 3);
         assert_eq!(p.len(), 27);
         assert_eq!(&p[12..15], &[4.0, 5.0, 6.0]);
         assert_eq!(p.iter().filter(|v| **v != 0.0).count(), 3);
+        // A batch of 2D filters: a (1, 1, 3) mask on a 2D family, padded to 3x3.
+        assert_eq!(m.padded(1, 2), vec![0.0, 0.0, 0.0, 4.0, 5.0, 6.0, 0.0, 0.0, 0.0]);
     }
 
     #[test]

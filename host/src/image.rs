@@ -86,11 +86,22 @@ impl Gpu {
     }
 
     /// As [`Gpu::correlate_image`] with the mask flipped along both axes (convolution).
-    pub fn convolve_image<T: Pixel>(&self, img: ArrayView3<T>, mask: ArrayView2<f32>, opts: Options) -> Result<Array3<T>> {
+    pub fn convolve_image<T: Pixel>(
+        &self,
+        img: ArrayView3<T>,
+        mask: ArrayView2<f32>,
+        opts: Options,
+    ) -> Result<Array3<T>> {
         self.filter_image(img, mask, opts, true)
     }
 
-    fn filter_image<T: Pixel>(&self, img: ArrayView3<T>, mask: ArrayView2<f32>, opts: Options, flip: bool) -> Result<Array3<T>> {
+    fn filter_image<T: Pixel>(
+        &self,
+        img: ArrayView3<T>,
+        mask: ArrayView2<f32>,
+        opts: Options,
+        flip: bool,
+    ) -> Result<Array3<T>> {
         check_image_shape(img.shape())?;
         // An image is a 3D array whose channel axis the mask does not cross: a
         // (ky, kx, 1) mask correlates each channel on its own.

@@ -166,13 +166,21 @@ pub fn correlate_at<D: Dimension>(n: ArrayView<f32, D>, m: ArrayView<f32, D>, mo
 /// Every channel of a `(height, width, channels)` image correlated with the 2D `mask`,
 /// summed in f64, stored as the pixel type (u8: rounded to nearest, ties to even, and
 /// saturated).
-pub fn correlate_image<T: crate::Pixel>(img: ndarray::ArrayView3<T>, mask: ndarray::ArrayView2<f32>, mode: Mode) -> Array3<T> {
+pub fn correlate_image<T: crate::Pixel>(
+    img: ndarray::ArrayView3<T>,
+    mask: ndarray::ArrayView2<f32>,
+    mode: Mode,
+) -> Array3<T> {
     let f = img.mapv(T::to_f32);
     correlate(f.view(), mask.insert_axis(ndarray::Axis(2)), mode).mapv(T::from_f32)
 }
 
 /// [`correlate_image`] with the mask flipped along both axes.
-pub fn convolve_image<T: crate::Pixel>(img: ndarray::ArrayView3<T>, mask: ndarray::ArrayView2<f32>, mode: Mode) -> Array3<T> {
+pub fn convolve_image<T: crate::Pixel>(
+    img: ndarray::ArrayView3<T>,
+    mask: ndarray::ArrayView2<f32>,
+    mode: Mode,
+) -> Array3<T> {
     let f = img.mapv(T::to_f32);
     convolve(f.view(), mask.insert_axis(ndarray::Axis(2)), mode).mapv(T::from_f32)
 }

@@ -68,21 +68,30 @@ const fn of_dim<const N: usize>(dim: usize) -> [Variant; N] {
 const AUTO_ORDER: [&[Variant]; 3] = [
     // 1D at r = 16: tiled is the fastest textbook kernel.
     &[Variant::Conv1dFast, Variant::Conv1dTiled, Variant::Conv1dBasic],
-    // 2D at r = 4: tiled_in < const < basic < tiled_cached.
+    // A mask one row tall is a batch of 1D filters: conv1d_fast on every row, exact, where
+    // conv2d_fast would pad it square. 2D at r = 4: tiled_in < const < basic < tiled_cached.
     &[
+        Variant::Conv1dFast,
         Variant::Conv2dFast,
         Variant::Conv2dTiledIn,
         Variant::Conv2dConst,
         Variant::Conv2dBasic,
     ],
-    // 3D at r = 3: see BENCHMARKS.md.
+    // A mask one plane deep is a batch of 2D filters: conv2d_fast on every plane. 3D at
+    // r = 1..3: const < basic < tiled_in < tiled_cached.
     &[
+        Variant::Conv2dFast,
         Variant::Conv3dFast,
         Variant::Conv3dConst,
-        Variant::Conv3dTiledCached,
         Variant::Conv3dBasic,
     ],
 ];
+
+/// Whether `f` runs a `dim`-D array under a mask of radius `radius` (x first): its own
+/// dimension, or one axis more as a batch when the mask is one element deep along it.
+fn takes(f: &Family, dim: usize, radius: [u32; 3]) -> bool {
+    f.dim == dim || (f.batch && f.dim + 1 == dim && radius[dim - 1] == 0)
+}
 
 impl Variant {
     /// Every concrete 1D variant.
@@ -181,7 +190,7 @@ impl Variant {
         let order = AUTO_ORDER[dim - 1];
         let fits = |v: &Variant| {
             let f = v.family().expect("concrete");
-            f.check_radius(radius).is_ok() && (mode == Mode::Zero || f.all_modes())
+            takes(f, dim, radius) && f.check_radius(radius).is_ok() && (mode == Mode::Zero || f.all_modes())
         };
         let v = match self {
             Variant::Auto => match order.iter().copied().find(fits) {
@@ -193,7 +202,7 @@ impl Variant {
             v => v,
         };
         let f = v.family().expect("concrete");
-        if f.dim != dim {
+        if !takes(f, dim, radius) {
             return Err(Error::WrongDimension { variant: self, dim });
         }
         if let Err(limit) = f.check_radius(radius) {
@@ -243,7 +252,8 @@ mod tests {
     fn auto_order_lists_each_dimension_s_own_variants() {
         for (i, order) in AUTO_ORDER.iter().enumerate() {
             for v in *order {
-                assert_eq!(v.dim(), i + 1, "{v}");
+                let f = v.family().unwrap();
+                assert!(f.dim == i + 1 || (f.batch && f.dim == i), "{v} in the {}D order", i + 1);
             }
             // The last one takes any radius its storage allows: the fallback.
             assert!(matches!(
@@ -297,6 +307,34 @@ mod tests {
             Variant::Auto.resolve_for(2, [9, 1, 0], Mode::Zero).unwrap(),
             Variant::Conv2dTiledIn
         );
+    }
+
+    #[test]
+    fn batches_run_on_the_kernels_of_one_axis_less() {
+        // A (d, h, w) stack under a (1, 5, 5) mask: conv2d_fast on every plane.
+        assert_eq!(
+            Variant::Auto.resolve_for(3, [2, 2, 0], Mode::Zero).unwrap(),
+            Variant::Conv2dFast
+        );
+        assert_eq!(
+            Variant::Conv2dFast.resolve_for(3, [2, 2, 0], Mode::Reflect).unwrap(),
+            Variant::Conv2dFast
+        );
+        assert!(matches!(
+            Variant::Conv2dFast.resolve_for(3, [2, 2, 1], Mode::Zero),
+            Err(Error::WrongDimension { .. })
+        ));
+        // A (h, w) image under a (1, 9) mask: conv1d_fast on every row.
+        assert_eq!(
+            Variant::Auto.resolve_for(2, [4, 0, 0], Mode::Zero).unwrap(),
+            Variant::Conv1dFast
+        );
+        assert_eq!(
+            Variant::Auto.resolve_for(2, [4, 1, 0], Mode::Zero).unwrap(),
+            Variant::Conv2dFast
+        );
+        // The textbook kernels take only their own dimension.
+        assert!(Variant::Conv2dConst.resolve_for(3, [1, 1, 0], Mode::Zero).is_err());
     }
 
     #[test]

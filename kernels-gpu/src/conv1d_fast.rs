@@ -7,40 +7,8 @@
 //! an FFMA with the mask as a constant-bank operand. One LDGSTS.128 and one STG.128 per
 //! thread per tile. Geometry: `layout::families::conv1d_fast`.
 use crate::device::*;
+use crate::stage;
 use layout::families::conv1d_fast::{buffer_floats, pad, stages, Q, THREADS, TILE};
-
-/// Starts the asynchronous copy of tile `t`'s inputs `t·TILE - pd .. (t+1)·TILE + pd`
-/// (ghost cells 0) into the shared buffer at shared address `buf`.
-///
-/// # Safety
-/// `n` holds `len` floats; `buf` is a buffer of `buffer_floats(R)` shared floats.
-#[inline(always)]
-unsafe fn stage<const R: u32>(n: *const f32, len: u32, t: u32, buf: u32) {
-    let pd = pad(R);
-    let start = t * TILE;
-    let count = TILE + 2 * pd;
-    let mut c = thread_x();
-    if len.is_multiple_of(4) {
-        // start and pd are multiples of 4: each group of 4 is wholly in or out.
-        while c < count / 4 {
-            let g = (start + 4 * c).wrapping_sub(pd);
-            let inside = g < len;
-            let src = if inside { n.wrapping_add(g as usize) } else { n };
-            // SAFETY: 4c < count fits the buffer; a copied group lies inside N.
-            unsafe { cp_async_f4(buf + 16 * c, src, if inside { 16 } else { 0 }) };
-            c += THREADS;
-        }
-    } else {
-        while c < count {
-            let g = (start + c).wrapping_sub(pd);
-            let inside = g < len;
-            let src = if inside { n.wrapping_add(g as usize) } else { n };
-            // SAFETY: c < count fits the buffer; a copied cell lies inside N.
-            unsafe { cp_async_f1(buf + 4 * c, src, if inside { 4 } else { 0 }) };
-            c += THREADS;
-        }
-    }
-}
 
 /// Computes and stores tile `t`'s outputs from its staged inputs at `s`.
 ///
@@ -80,20 +48,45 @@ unsafe fn compute<const R: u32>(s: *const f32, p: *mut f32, len: u32, t: u32) {
 }
 
 /// # Safety
-/// `a.input`, `a.output` hold `a.extent[0]` floats (`len + 2^11 < 2^32`); `MASK_1D`
-/// holds the `2R+1` taps; launched as `layout::families::conv1d_fast` says.
+/// `a.input`, `a.output` hold `len·rows` floats (`a.extent`; rows are filtered one by
+/// one: a stack of signals), `len + 2^11 < 2^32`; `MASK_1D` holds the `2R+1` taps;
+/// launched as `layout::families::conv1d_fast` says.
 #[inline(always)]
 unsafe fn conv1d_fast<const R: u32>(a: &ConvArgs) {
-    let (n, p, len) = (input(a), output(a), a.extent[0]);
+    let (n, p) = (input(a), output(a));
+    let [len, rows, _] = a.extent;
+    let per_row = len.div_ceil(TILE).max(1); // never 0: no division-by-zero panic path
+    let at = |t: u32| (t / per_row, t % per_row); // (row, tile in the row)
     pipelined_tiles(
         stages(R),
-        len.div_ceil(TILE),
+        per_row * rows,
         buffer_floats(R),
-        // SAFETY: the kernel's contract covers n and len; the pipeline hands out buffers
-        // of `buffer_floats(R)` inside the launch's shared memory.
-        |t, buf| unsafe { stage::<R>(n, len, t, buf) },
-        // SAFETY: the kernel's contract covers p and len; `s` is tile t's staged buffer.
-        |t, s| unsafe { compute::<R>(s, p, len, t) },
+        |t, buf| {
+            let (row, tile) = at(t);
+            let win = stage::Window {
+                plane: n.wrapping_add(row as usize * len as usize),
+                row_pitch: (len + 3) & !3, // one row: any multiple of 4
+                w: len,
+                h: 1,
+                channels: 1,
+                gx0: (tile * TILE).wrapping_sub(pad(R)),
+                gy0: 0,
+                sw: buffer_floats(R),
+                sh: 1,
+                mode: a.mode,
+                fill: a.fill,
+                ghost: false,
+            };
+            // SAFETY: the kernel's contract covers n and the extent; the buffer holds
+            // buffer_floats(R) floats; the tile start and pad are multiples of 4.
+            unsafe { stage::window(win, buf, thread_x(), THREADS) }
+        },
+        |t, s| {
+            let (row, tile) = at(t);
+            let out = p.wrapping_add(row as usize * len as usize);
+            // SAFETY: the kernel's contract covers p and the extent; `s` is tile t's buffer.
+            unsafe { compute::<R>(s, out, len, tile) }
+        },
     )
 }
 

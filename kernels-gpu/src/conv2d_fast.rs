@@ -18,34 +18,28 @@ const _: () = assert!(QX == patch::QX && rows_per_thread(0) as usize <= patch::M
 /// Threads per block.
 const THREADS: u32 = THREADS_X * THREADS_Y;
 
-/// Walks tiles `t, t + step, ...` in row-major order, yielding each tile's first output
-/// (x, y) without a division per tile (`pipelined_tiles` visits tiles in that order).
-struct TileCursor {
-    tiles_x: u32,
-    step: (u32, u32),
-    at: (u32, u32),
+/// The tile grid of a launch: `tiles_x × tiles_y` tiles per plane, planes one after the
+/// other (a stack of images, one launch).
+#[derive(Clone, Copy)]
+struct Tiles {
+    x: u32,
+    y: u32,
 }
 
-impl TileCursor {
-    fn new(w: u32, first: u32, step: u32) -> Self {
-        let tiles_x = w.div_ceil(TILE_W).max(1); // never 0: no division-by-zero panic path
-        TileCursor {
-            tiles_x,
-            step: (step % tiles_x, step / tiles_x),
-            at: (first % tiles_x, first / tiles_x),
+impl Tiles {
+    fn new<const R: u32>(w: u32, h: u32) -> Self {
+        // Never 0: no division-by-zero panic path below.
+        Tiles {
+            x: w.div_ceil(TILE_W).max(1),
+            y: h.div_ceil(tile_h(R)).max(1),
         }
     }
 
-    /// The current tile's origin (in outputs), then moves on by one step.
-    fn next<const R: u32>(&mut self) -> (u32, u32) {
-        let (x, y) = self.at;
-        let (mut nx, mut ny) = (x + self.step.0, y + self.step.1);
-        if nx >= self.tiles_x {
-            nx -= self.tiles_x;
-            ny += 1;
-        }
-        self.at = (nx, ny);
-        (x * TILE_W, y * tile_h(R))
+    /// Tile `t`'s first output `(x, y)` and its plane.
+    fn at<const R: u32>(self, t: u32) -> (u32, u32, u32) {
+        let per_plane = (self.x * self.y).max(1); // no division-by-zero panic path
+        let (z, rest) = (t / per_plane, t % per_plane);
+        ((rest % self.x) * TILE_W, (rest / self.x) * tile_h(R), z)
     }
 }
 
@@ -70,38 +64,46 @@ unsafe fn compute<const R: u32>(s: *const f32, p: *mut f32, w: u32, h: u32, (x0,
 }
 
 /// # Safety
-/// `a.input`, `a.output` hold `w·h` floats; `MASK_2D` holds the `(2R+1)^2` taps;
-/// launched as `layout::families::conv2d_fast` says.
+/// `a.input`, `a.output` hold `w·h·planes` floats (`a.extent`; planes are filtered one
+/// by one: a stack of images); `MASK_2D` holds the `(2R+1)^2` taps; launched as
+/// `layout::families::conv2d_fast` says.
 #[inline(always)]
 unsafe fn conv2d_fast<const R: u32>(a: &ConvArgs) {
     let (n, p) = (input(a), output(a));
-    let [w, h, _] = a.extent;
-    let tiles = w.div_ceil(TILE_W) * h.div_ceil(tile_h(R));
-    // Both callbacks see tiles block_x, block_x + grid, ... in order: one cursor each.
-    let mut staged = TileCursor::new(w, block_x(), grid_dim_x());
-    let mut computed = TileCursor::new(w, block_x(), grid_dim_x());
+    let [w, h, planes] = a.extent;
+    let plane_len = w as usize * h as usize;
+    let grid = Tiles::new::<R>(w, h);
     let tid = thread_y() * THREADS_X + thread_x();
     pipelined_tiles(
         stages(R),
-        tiles,
+        grid.x * grid.y * planes,
         buffer_floats(R),
-        |_, buf| {
-            let (x0, y0) = staged.next::<R>();
+        |t, buf| {
+            let (x0, y0, z) = grid.at::<R>(t);
             let win = stage::Window {
-                plane: n,
+                plane: n.wrapping_add(z as usize * plane_len),
+                row_pitch: w,
                 w,
                 h,
+                channels: 1,
                 gx0: x0.wrapping_sub(pad(R)),
                 gy0: y0.wrapping_sub(R),
                 sw: staged_w(R),
                 sh: tile_h(R) + 2 * R,
+                mode: a.mode,
+                fill: a.fill,
+                ghost: false,
             };
-            // SAFETY: the kernel's contract covers n, w and h; the buffer holds
+            // SAFETY: the kernel's contract covers n and the extent; the buffer holds
             // buffer_floats(R) = sw·sh floats; x0 and pad are multiples of 4.
             unsafe { stage::window(win, buf, tid, THREADS) }
         },
-        // SAFETY: the kernel's contract covers p, w and h.
-        |_, s| unsafe { compute::<R>(s, p, w, h, computed.next::<R>()) },
+        |t, s| {
+            let (x0, y0, z) = grid.at::<R>(t);
+            let out = p.wrapping_add(z as usize * plane_len);
+            // SAFETY: the kernel's contract covers p and the extent; `s` is tile t's buffer.
+            unsafe { compute::<R>(s, out, w, h, (x0, y0)) }
+        },
     )
 }
 

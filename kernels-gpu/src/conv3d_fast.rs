@@ -12,6 +12,7 @@ use layout::families::conv3d_fast::{
     ahead, min_blocks, pad, plane_floats, ring, rows_per_thread, staged_w, tile_h, CHUNK_Z, QX, THREADS_X, THREADS_Y,
     TILE_W,
 };
+use layout::mode::map_index;
 
 /// Threads per block.
 const THREADS: u32 = THREADS_X * THREADS_Y;
@@ -37,22 +38,22 @@ unsafe fn conv3d_fast<const R: u32>(a: &ConvArgs) {
     let slot_floats = plane_floats(R);
     // Staged plane q is input plane z_begin - R + q, held in slot q % ring(R).
     let stage_plane = |q: u32| {
-        let iz = (z_begin + q).wrapping_sub(R);
-        // A plane before or past the volume is all ghost cells: a window of a plane of
-        // height 0 zero-fills without reading.
-        let (plane, rows) = if iz < d {
-            (n.wrapping_add(iz as usize * plane_len), h)
-        } else {
-            (n, 0)
-        };
+        // A plane before or past the volume reads the plane the mode maps it to, or is
+        // all fill values (zero, constant).
+        let iz = map_index(a.mode, (z_begin + q) as i32 - R as i32, d as i32);
         let win = stage::Window {
-            plane,
+            plane: n.wrapping_add(iz.max(0) as usize * plane_len),
+            row_pitch: w,
             w,
-            h: rows,
+            h,
+            channels: 1,
             gx0: x0.wrapping_sub(pd),
             gy0: y0.wrapping_sub(R),
             sw,
             sh: tile_h(R) + 2 * R,
+            mode: a.mode,
+            fill: a.fill,
+            ghost: iz < 0,
         };
         // SAFETY: the kernel's contract covers n, w, h and d; a slot holds
         // plane_floats(R) = sw·sh floats inside the launch's ring(R) slots; x0 and pd

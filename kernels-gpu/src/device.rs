@@ -148,6 +148,20 @@ pub unsafe fn store_global(p: *mut f32, v: f32) {
     }
 }
 
+/// Stores one float to shared memory at a shared-state-space address (from
+/// [`shared_addr`]), as `cp.async` addresses it: ghost cells that hold a value.
+///
+/// # Safety
+/// `addr` is a 4-byte aligned address inside the block's shared memory.
+#[inline(always)]
+pub unsafe fn store_shared(addr: u32, v: f32) {
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!("st.shared.f32 [{a}], {v};", a = in(reg32) addr, v = in(reg32) v,
+            options(nostack, preserves_flags));
+    }
+}
+
 /// Stores 16 aligned bytes with one `st.global.v4.f32` (LLVM otherwise may split a store
 /// that it merges with an edge path's scalar stores).
 ///

@@ -1,85 +1,129 @@
 //! Staging of 2D windows into shared memory with `cp.async`, shared by the fast kernels:
-//! the `sw × sh` window of a row-major `w × h` plane whose top-left input cell is
-//! `(gx0, gy0)` (coordinates wrap below 0: ghost cells), into a shared buffer whose rows
-//! are `sw` floats apart. Ghost cells are 0.
+//! the `sw × sh` window of a row-major plane whose top-left input cell is `(gx0, gy0)`
+//! (coordinates wrap below 0), into a shared buffer whose rows are `sw` floats apart.
+//! Ghost cells follow the ghost-cell mode: interior 16-byte groups are one LDGSTS.128;
+//! only groups at the border map each cell to the element it reads
+//! (`layout::mode::map_index`) or store the fill value.
 use crate::device::*;
+use layout::mode::{code, map_index};
 
 /// A window of a plane to stage.
 #[derive(Clone, Copy)]
 pub struct Window {
     /// The plane's first element.
     pub plane: *const f32,
-    /// Plane width and height.
+    /// Floats between the starts of two rows of the plane.
+    pub row_pitch: u32,
+    /// Floats per row that belong to the plane (`width · channels`).
     pub w: u32,
-    /// Plane height.
+    /// Rows of the plane.
     pub h: u32,
-    /// Input column of the window's first column (wrapping: may be "negative").
+    /// Interleaved channels: ghost cells along x map pixels, keeping the channel.
+    pub channels: u32,
+    /// Float column of the window's first column (wrapping: may be "negative").
     pub gx0: u32,
-    /// Input row of the window's first row (wrapping).
+    /// Row of the window's first row (wrapping).
     pub gy0: u32,
     /// Window width in floats, a multiple of 4.
     pub sw: u32,
     /// Window height in rows.
     pub sh: u32,
+    /// Ghost-cell mode code.
+    pub mode: u32,
+    /// The value of ghost cells that read no element (zero, constant).
+    pub fill: f32,
+    /// The whole window is ghost cells that read no element (a plane outside a volume
+    /// under zero or constant): fill it without reading.
+    pub ghost: bool,
+}
+
+/// The element a ghost cell at float column `x`, row `y` reads, as an offset from the
+/// plane, or `None` for the fill value.
+#[inline(always)]
+fn source(win: &Window, x: u32, y: u32) -> Option<u32> {
+    let c = win.channels.max(1); // never 0: no division-by-zero panic path
+                                 // The pixel and channel of column x (floor division: x may be "negative").
+    let (px, ch) = if (x as i32) >= 0 {
+        ((x / c) as i32, x % c)
+    } else {
+        let back = x.wrapping_neg(); // cells before column 0
+        let p = back.div_ceil(c);
+        (-(p as i32), p * c - back)
+    };
+    let mx = map_index(win.mode, px, (win.w / c) as i32);
+    let my = map_index(win.mode, y as i32, win.h as i32);
+    if mx < 0 || my < 0 {
+        return None;
+    }
+    Some(my as u32 * win.row_pitch + mx as u32 * c + ch)
+}
+
+/// Stages one cell by the mode: a copy of the element it reads, or the fill value.
+///
+/// # Safety
+/// `dst` is a shared address inside the buffer; the window's plane is readable.
+#[inline(always)]
+unsafe fn cell(win: &Window, dst: u32, x: u32, y: u32) {
+    let inside = !win.ghost && x < win.w && y < win.h;
+    let src = if inside {
+        Some(y * win.row_pitch + x)
+    } else if win.ghost {
+        None
+    } else {
+        source(win, x, y)
+    };
+    match src {
+        // SAFETY: the offset lies inside the plane (inside, or mapped into it).
+        Some(off) => unsafe { cp_async_f1(dst, win.plane.wrapping_add(off as usize), 4) },
+        // SAFETY: dst is inside the buffer.
+        None if win.fill == 0.0 => unsafe { cp_async_f1(dst, win.plane, 0) },
+        // SAFETY: dst is inside the buffer.
+        None => unsafe { store_shared(dst, win.fill) },
+    }
 }
 
 /// Starts the copies of `win` into the shared buffer at shared address `buf`, spread over
 /// the block's `threads` threads (`tid` is this thread's index among them). Every thread
-/// of the block calls it; the caller commits, waits and synchronizes.
+/// of the block calls it; the caller commits, waits and synchronizes (fill values are
+/// plain shared stores, visible after the same barrier).
 ///
 /// # Safety
-/// `win.plane` holds `w·h` floats; `buf` holds `sw·sh` shared floats, 16-byte aligned;
-/// when `w.is_multiple_of(4)`, `gx0` is a multiple of 4 (wrapping), so that 16-byte groups are
-/// wholly inside or outside the plane.
+/// `win.plane` holds `h` rows of `row_pitch` floats, 16-byte aligned when `row_pitch`
+/// is a multiple of 4; `buf` holds `sw·sh` shared floats, 16-byte aligned; `gx0` is a
+/// multiple of 4 (wrapping). `sw` is a constant after inlining (no division path).
 #[inline(always)]
 pub unsafe fn window(win: Window, buf: u32, tid: u32, threads: u32) {
-    let Window {
-        plane,
-        w,
-        h,
-        gx0,
-        gy0,
-        sw,
-        sh,
-    } = win;
-    if w.is_multiple_of(4) {
-        // Rows 16-byte aligned: each group of 4 cells is wholly inside the plane or
-        // wholly a ghost: one LDGSTS.128 or a zero fill. Thread tid copies the 16-byte
-        // column c = tid % f of rows tid / f, + rows_step, ... (the last threads % f
-        // threads idle): no division inside the loop.
-        let f = sw / 4;
-        let rows_step = threads / f;
-        let c = tid % f;
-        let mut sy = if tid < f * rows_step { tid / f } else { sh };
-        let gx = gx0.wrapping_add(4 * c);
-        let mut gy = gy0.wrapping_add(sy);
-        let mut dst = buf + 4 * (sy * sw + 4 * c);
-        while sy < sh {
-            let inside = gx < w && gy < h;
-            let src = if inside {
-                plane.wrapping_add((gy * w + gx) as usize)
+    let aligned = win.row_pitch.is_multiple_of(4);
+    if aligned {
+        // Groups of 4 cells: wholly inside the plane, one LDGSTS.128; else cell by cell.
+        let f = win.sw / 4;
+        let mut g = tid;
+        while g < f * win.sh {
+            let (sy, c) = (g / f, g % f);
+            let (gx, gy) = (win.gx0.wrapping_add(4 * c), win.gy0.wrapping_add(sy));
+            let dst = buf + 4 * (sy * win.sw + 4 * c);
+            let inside = !win.ghost && gy < win.h && gx < win.w && gx + 4 <= win.w;
+            if inside {
+                // SAFETY: the group lies inside the plane (16-byte aligned: row_pitch and
+                // gx multiples of 4) and inside the buffer.
+                unsafe { cp_async_f4(dst, win.plane.wrapping_add((gy * win.row_pitch + gx) as usize), 16) };
+            } else if win.mode == code::ZERO && (win.ghost || gy >= win.h || gx >= win.w) {
+                // SAFETY: a zero fill of a group of the buffer; nothing is read.
+                unsafe { cp_async_f4(dst, win.plane, 0) };
             } else {
-                plane
-            };
-            // SAFETY: the group lies inside the buffer, and inside the plane when copied.
-            unsafe { cp_async_f4(dst, src, if inside { 16 } else { 0 }) };
-            sy += rows_step;
-            gy = gy.wrapping_add(rows_step);
-            dst += 4 * rows_step * sw;
+                for k in 0..4 {
+                    // SAFETY: the cell lies inside the buffer.
+                    unsafe { cell(&win, dst + 4 * k, gx.wrapping_add(k), gy) };
+                }
+            }
+            g += threads;
         }
     } else {
         let mut i = tid;
-        while i < sh * sw {
-            let (sy, sx) = (i / sw, i % sw);
-            let (gy, gx) = (gy0.wrapping_add(sy), gx0.wrapping_add(sx));
-            let inside = gy < h && gx < w;
-            let src = if inside {
-                plane.wrapping_add((gy * w + gx) as usize)
-            } else {
-                plane
-            };
-            // SAFETY: the cell lies inside the buffer, and inside the plane when copied.
-            unsafe { cp_async_f1(buf + 4 * i, src, if inside { 4 } else { 0 }) };
+        while i < win.sh * win.sw {
+            let (sy, sx) = (i / win.sw, i % win.sw);
+            // SAFETY: the cell lies inside the buffer.
+            unsafe { cell(&win, buf + 4 * i, win.gx0.wrapping_add(sx), win.gy0.wrapping_add(sy)) };
             i += threads;
         }
     }

@@ -59,6 +59,10 @@ pub struct Family {
     pub tile_limit: (u32, &'static str),
     /// Ghost-cell policies it implements.
     pub modes: Modes,
+    /// It also takes arrays of one more axis whose mask has length 1 along it: each
+    /// slice along that outermost axis filtered on its own (a stack of images or of
+    /// signals), in one launch.
+    pub batch: bool,
     /// Grid, block and shared memory for a problem.
     pub launch_shape: fn(&Problem) -> Result<LaunchShape, ShapeError>,
     /// One line for tables: what it is (textbook figure).

@@ -281,6 +281,24 @@ fn small_under_mask(dim: usize, cap: usize) -> BoxedStrategy<Case> {
         .boxed()
 }
 
+/// Ghost-cell modes for a variant: every mode (constant with a random value) where the
+/// variant implements them, else zero.
+pub fn mode_for(v: Variant) -> BoxedStrategy<Mode> {
+    if v.all_modes() {
+        prop_oneof![
+            Just(Mode::Zero),
+            (-2.0f32..2.0).prop_map(Mode::Constant),
+            Just(Mode::Nearest),
+            Just(Mode::Reflect),
+            Just(Mode::Mirror),
+            Just(Mode::Wrap),
+        ]
+        .boxed()
+    } else {
+        Just(Mode::Zero).boxed()
+    }
+}
+
 /// The case strategy for a variant: by its dimension, within its largest radius.
 pub fn case_for(v: Variant) -> BoxedStrategy<Case> {
     let max = v.max_radius().0;

@@ -2,9 +2,10 @@
 //! `reference::tolerance(Σ|terms|, taps)`, on random shapes and radii (proptest, one
 //! test per family of the table); plus strided, reversed and permuted views, `Auto`
 //! across the fast kernels' range, reuse of device output buffers, and large inputs.
-use gpuconv::{reference, Mode, Variant};
+use gpuconv::{reference, Mode, Options, Variant};
 use gpuconv_tests::{
-    assert_matches_reference, case_for, check_against_reference, check_close, gpu, proptest_config, random_array, Case,
+    assert_matches_reference, case_for, check_against_reference, check_close, gpu, mode_for, proptest_config,
+    random_array, Case,
 };
 use ndarray::{s, Array, ArrayView, Dimension, IxDyn};
 use proptest::test_runner::{TestCaseError, TestRunner};
@@ -12,16 +13,18 @@ use proptest::test_runner::{TestCaseError, TestRunner};
 /// Cases per variant: 40 keeps the whole suite to a couple of minutes on one GPU.
 const CASES: u32 = 40;
 
-/// The proptest of one variant: random cases of its dimension within its limits.
+/// The proptest of one variant: random cases of its dimension within its limits, in
+/// every ghost-cell mode it implements.
 fn prop(v: Variant) {
     let gpu = gpu();
     let mut runner = TestRunner::new(proptest_config(CASES));
-    let result = runner.run(&case_for(v), |c: Case| {
+    let result = runner.run(&(case_for(v), mode_for(v)), |(c, mode): (Case, Mode)| {
         let (n, m) = (c.input(), c.mask());
         let got = gpu
-            .conv(n.view(), m.view(), v)
-            .map_err(|e| TestCaseError::fail(format!("{v} returned an error: {e}")))?;
-        check_against_reference(got.view(), n.view(), m.view(), Mode::Zero).map_err(TestCaseError::fail)
+            .correlate(n.view(), m.view(), Options { variant: v, mode })
+            .map_err(|e| TestCaseError::fail(format!("{v} {mode:?} returned an error: {e}")))?;
+        check_against_reference(got.view(), n.view(), m.view(), mode)
+            .map_err(|e| TestCaseError::fail(format!("{mode:?}: {e}")))
     });
     if let Err(e) = result {
         panic!("{}: {e}", v.name());
@@ -394,6 +397,89 @@ fn long_signal_every_1d_variant() {
             let got = gpu.conv(n.view(), m.view(), v).unwrap();
             if let Err(e) = check_close(got.view(), want.view(), abs.view(), m.len()) {
                 panic!("{v} r={r} len {}: {e}", n.len());
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- modes and batches
+
+/// SciPy's rules on axes shorter than the radius: reflect, mirror and wrap of a 1-, 2- or
+/// 3-element axis repeat with their period however far the mask reaches, and a
+/// one-element axis always reads its element. Every mode, every dimension, every variant
+/// that implements the modes, and `Auto`; also convolve (the mask flipped).
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn every_mode_on_axes_shorter_than_the_radius() {
+    let gpu = gpu();
+    let shapes: [&[&[usize]]; 3] = [
+        &[&[1], &[2], &[3], &[5]],
+        &[&[1, 2], &[2, 3], &[3, 1], &[2, 7]],
+        &[&[1, 2, 3], &[2, 1, 2], &[3, 3, 1]],
+    ];
+    for (dim, list) in shapes.iter().enumerate().map(|(i, l)| (i + 1, l)) {
+        for (i, shape) in list.iter().enumerate() {
+            let n = random_array(IxDyn(shape), 80 + i as u64);
+            let m = random_array(IxDyn(&vec![7; dim]), 90 + i as u64); // radius 3 on every axis
+            let mut flipped = m.clone();
+            for axis in 0..dim {
+                flipped.invert_axis(ndarray::Axis(axis));
+            }
+            for mode in Mode::ALL.into_iter().chain([Mode::Constant(1.5)]) {
+                for v in Variant::all_of_dim(dim)
+                    .filter(|v| v.all_modes())
+                    .chain([Variant::Auto])
+                {
+                    let opts = Options { variant: v, mode };
+                    let got = gpu
+                        .correlate(n.view(), m.view(), opts)
+                        .unwrap_or_else(|e| panic!("{v} {mode:?}: {e}"));
+                    if let Err(e) = check_against_reference(got.view(), n.view(), m.view(), mode) {
+                        panic!("{v} {mode:?} on {shape:?}: {e}");
+                    }
+                    let got = gpu.convolve(n.view(), m.view(), opts).unwrap();
+                    if let Err(e) = check_against_reference(got.view(), n.view(), flipped.view(), mode) {
+                        panic!("convolve, {v} {mode:?} on {shape:?}: {e}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A stack of images under a mask one element deep along the stack runs as a batch of
+/// 2D filters (conv2d_fast on every plane, one launch), and a stack of signals under a
+/// mask one row tall as a batch of 1D filters: each slice filtered on its own, in every
+/// mode, rectangular masks included.
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn batches_filter_every_slice_on_its_own() {
+    let gpu = gpu();
+    let cases: [(&[usize], &[usize], Variant); 4] = [
+        (&[7, 45, 131], &[1, 5, 5], Variant::Conv2dFast),
+        (&[3, 200, 260], &[1, 3, 9], Variant::Conv2dFast),
+        (&[9, 3001], &[1, 7], Variant::Conv1dFast),
+        (&[40, 1025], &[1, 33], Variant::Conv1dFast),
+    ];
+    for (i, (shape, mask, expected)) in cases.into_iter().enumerate() {
+        let n = random_array(IxDyn(shape), 110 + i as u64);
+        let m = random_array(IxDyn(mask), 120 + i as u64);
+        for mode in Mode::ALL {
+            let dn = gpu.upload(n.view()).unwrap();
+            let mut dp = gpu.alloc(dn.raw_dim()).unwrap();
+            let ran = gpu
+                .correlate_device(&dn, m.view(), Options::mode(mode), &mut dp)
+                .unwrap();
+            assert_eq!(ran, expected, "{shape:?} under {mask:?}");
+            let got = dp.to_host().unwrap();
+            if let Err(e) = check_against_reference(got.view(), n.view(), m.view(), mode) {
+                panic!("batch {shape:?} under {mask:?}, {mode:?}: {e}");
             }
         }
     }

@@ -11,6 +11,7 @@ pub const FAMILY: Family = Family {
     params: crate::ParamList::Conv,
     tile_limit: (u32::MAX, ""),
     modes: crate::family::Modes::ZeroOnly,
+    batch: false,
     launch_shape,
     summary: "mask in `__constant__` `MASK_1D` (7.8)",
 };

@@ -57,16 +57,19 @@ pub const FAMILY: Family = Family {
     radii: Radii::Compiled { max: MAX_RADIUS },
     params: crate::ParamList::Conv,
     tile_limit: (u32::MAX, ""),
-    modes: crate::family::Modes::ZeroOnly,
+    modes: crate::family::Modes::All,
+    batch: true,
     launch_shape,
     summary: "ours: compile-time radius, 4 outputs per thread, cp.async staging",
 };
 
-/// One block per 1024 outputs (persistent radii: capped at the resident blocks).
+/// One block per 1024 outputs of every row (a batch of signals is `extent[1]` rows;
+/// persistent radii: capped at the resident blocks, which loop over the tiles).
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.radius[0];
+    let tiles = blocks(p.extent[0] as usize, TILE as usize, MAX_GRID_X)? as usize * p.extent[1] as usize;
     Ok(LaunchShape {
-        grid: (blocks(p.extent[0] as usize, TILE as usize, MAX_GRID_X)?, 1, 1),
+        grid: (blocks(tiles, 1, MAX_GRID_X)?, 1, 1),
         block: (THREADS, 1, 1),
         shared_bytes: shared_floats(r) * 4,
         persistent: persistent(r),

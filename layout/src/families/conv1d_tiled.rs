@@ -13,6 +13,7 @@ pub const FAMILY: Family = Family {
     // (1024 + 2r) floats stay under the default 48 KiB up to r = 5632, past MASK_1D.
     tile_limit: (u32::MAX, ""),
     modes: crate::family::Modes::ZeroOnly,
+    batch: false,
     launch_shape,
     summary: "tile + left/right halo cells in shared memory (7.11)",
 };

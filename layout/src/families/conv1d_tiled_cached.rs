@@ -11,6 +11,7 @@ pub const FAMILY: Family = Family {
     params: crate::ParamList::Conv,
     tile_limit: (u32::MAX, ""),
     modes: crate::family::Modes::ZeroOnly,
+    batch: false,
     launch_shape,
     summary: "tile in shared memory, halos read through L1/L2 (7.13)",
 };

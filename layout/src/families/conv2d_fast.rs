@@ -94,18 +94,21 @@ pub const FAMILY: Family = Family {
     radii: Radii::Compiled { max: MAX_RADIUS },
     params: crate::ParamList::Conv,
     tile_limit: (u32::MAX, ""),
-    modes: crate::family::Modes::ZeroOnly,
+    modes: crate::family::Modes::All,
+    batch: true,
     launch_shape,
     summary: "ours: compile-time radius, 4xK outputs per thread, cp.async staging",
 };
 
-/// One block per 128 x 8K tile, in a 1D grid (persistent radii: capped at the resident
-/// blocks, which loop over the tiles in row-major order).
+/// One block per 128 x 8K tile of every plane (a batch of images is `extent[2]` planes),
+/// in a 1D grid (persistent radii: capped at the resident blocks, which loop over the
+/// tiles in order).
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
-    let [w, h, _] = p.extent;
+    let [w, h, planes] = p.extent;
     let tiles = blocks(w as usize, TILE_W as usize, MAX_GRID_X)? as usize
-        * blocks(h as usize, tile_h(r) as usize, MAX_GRID_X)? as usize;
+        * blocks(h as usize, tile_h(r) as usize, MAX_GRID_X)? as usize
+        * planes as usize;
     Ok(LaunchShape {
         grid: (blocks(tiles, 1, MAX_GRID_X)?, 1, 1),
         block: (THREADS_X, THREADS_Y, 1),

@@ -12,6 +12,7 @@ pub const FAMILY: Family = Family {
     params: crate::ParamList::Conv,
     tile_limit: (input_tile_limit(TILE_2D), "the 32x32 input tile in shared memory"),
     modes: crate::family::Modes::ZeroOnly,
+    batch: false,
     launch_shape,
     summary: "block = 32x32 input tile, output tile 32-2r (7.12)",
 };

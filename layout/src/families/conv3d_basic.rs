@@ -12,6 +12,7 @@ pub const FAMILY: Family = Family {
     params: crate::ParamList::Conv,
     tile_limit: (u32::MAX, ""),
     modes: crate::family::Modes::ZeroOnly,
+    batch: false,
     launch_shape,
     summary: "one thread per output, mask by pointer",
 };

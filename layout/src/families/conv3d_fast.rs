@@ -91,7 +91,8 @@ pub const FAMILY: Family = Family {
     radii: Radii::Compiled { max: MAX_RADIUS },
     params: crate::ParamList::Conv,
     tile_limit: (u32::MAX, ""),
-    modes: crate::family::Modes::ZeroOnly,
+    modes: crate::family::Modes::All,
+    batch: false,
     launch_shape,
     summary: "ours: compile-time radius, planes streamed along depth through a shared ring",
 };

@@ -12,6 +12,7 @@ pub const FAMILY: Family = Family {
     params: crate::ParamList::Conv,
     tile_limit: (u32::MAX, ""),
     modes: crate::family::Modes::ZeroOnly,
+    batch: false,
     launch_shape,
     summary: "block = 8x8x8 output tile, halos through the cache",
 };
