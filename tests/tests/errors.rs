@@ -152,7 +152,9 @@ fn resolve_auto_follows_the_measured_order() {
     for r in [2048, 100_000] {
         assert_eq!(auto(1, r), Variant::Conv1dBasic, "1D r={r}");
     }
-    for r in 0..=8 {
+    // A 1x1 mask is one row tall: conv1d_fast on every row.
+    assert_eq!(auto(2, 0), Variant::Conv1dFast);
+    for r in 1..=8 {
         assert_eq!(auto(2, r), Variant::Conv2dFast, "2D r={r}");
     }
     for (rs, v) in [
@@ -164,7 +166,9 @@ fn resolve_auto_follows_the_measured_order() {
             assert_eq!(auto(2, r), v, "2D r={r}");
         }
     }
-    for r in 0..=3 {
+    // A 1x1x1 mask is one plane deep: conv2d_fast on every plane.
+    assert_eq!(auto(3, 0), Variant::Conv2dFast);
+    for r in 1..=3 {
         assert_eq!(auto(3, r), Variant::Conv3dFast, "3D r={r}");
     }
     for r in [4, 7] {

@@ -87,7 +87,8 @@ fn every_variant_has_a_proptest() {
 /// kernels' range and past the `.const` symbols, per dimension.
 fn auto_expected(dim: usize, r: usize) -> Variant {
     match (dim, r) {
-        (1, 0..=16) => Variant::Conv1dFast,
+        (1, 0..=16) | (2, 0) => Variant::Conv1dFast,
+        (3, 0) => Variant::Conv2dFast,
         (1, 17..=2047) => Variant::Conv1dTiled,
         (1, _) => Variant::Conv1dBasic,
         (2, 0..=8) => Variant::Conv2dFast,
