@@ -85,6 +85,7 @@ pub fn launch_shape(variant: Variant, shape: &[usize], radius: [u32; 3]) -> Resu
     let problem = Problem {
         extent: extent(shape)?,
         radius,
+        channels: 1,
     };
     Ok((family.launch_shape)(&problem)?)
 }
@@ -93,8 +94,8 @@ pub fn launch_shape(variant: Variant, shape: &[usize], radius: [u32; 3]) -> Resu
 #[derive(Clone, Debug)]
 pub(crate) struct Mask {
     taps: Vec<f32>,
-    radius: [u32; 3],
-    ndim: usize,
+    pub(crate) radius: [u32; 3],
+    pub(crate) ndim: usize,
 }
 
 impl Mask {
@@ -283,13 +284,37 @@ impl Gpu {
                 output: output.shape().to_vec(),
             });
         }
-        let family = v.family().expect("resolved");
         let problem = Problem {
             extent: extent(input.shape())?,
             radius: mask.radius,
+            channels: 1,
         };
-        let shape = (family.launch_shape)(&problem)?;
-        let entry = family.entry(mask.radius);
+        // `input` and `output`, both borrowed for this call, have the shape
+        // `problem.extent` (checked above).
+        let buffers = Buffers {
+            input: input.addr(),
+            output: output.addr(),
+            pitch: 0,
+            pixel: layout::args::pixel::F32,
+        };
+        self.launch_family(v, &problem, mask, opts.mode, buffers)?;
+        Ok(v)
+    }
+
+    /// Launches family `v` (resolved and checked against the problem) on `buffers`: the
+    /// launch shape from its row, its entry for the mask, the mask uploaded to where it
+    /// reads it (padded for a compiled radius), the arguments.
+    pub(crate) fn launch_family(
+        &self,
+        v: Variant,
+        problem: &Problem,
+        mask: &Mask,
+        mode: Mode,
+        buffers: Buffers,
+    ) -> Result<()> {
+        let family = v.family().expect("resolved");
+        let shape = (family.launch_shape)(problem)?;
+        let entry = family.entry_for(mask.radius, problem.channels);
         // A compiled-radius entry reads a mask of its radius on every axis of its family
         // (a batch's extra axis has radius 0).
         let (taps, radius) = match entry.radius {
@@ -308,20 +333,35 @@ impl Gpu {
             }
         };
         let args = ConvArgs {
-            input: input.addr(),
-            output: output.addr(),
+            input: buffers.input,
+            output: buffers.output,
             mask: mask_addr,
             extent: problem.extent,
             radius,
-            mode: opts.mode.code(),
-            fill: opts.mode.fill(),
+            mode: mode.code(),
+            fill: mode.fill(),
+            pitch: buffers.pitch,
+            channels: problem.channels,
+            pixel: buffers.pixel,
         };
-        // The arguments name `input` and `output`, both borrowed for this call, whose
-        // shape is `problem.extent` (checked above), and a mask of `radius` where the
-        // family reads it: what `Gpu::launch` asks of its callers.
-        self.launch(&entry.to_string(), family.params, shape, &args)?;
-        Ok(v)
+        // The caller's buffers cover the problem (its contract), and the mask of
+        // `radius` is where the family reads it: what `Gpu::launch` asks of its callers.
+        self.launch(&entry.to_string(), family.params, shape, &args)
     }
+}
+
+/// The device memory of a launch: what the caller borrowed and checked against the
+/// problem it describes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Buffers {
+    /// Address of the input's first element.
+    pub input: u64,
+    /// Address of the output's first element.
+    pub output: u64,
+    /// Bytes between rows (images), else 0.
+    pub pitch: u32,
+    /// Pixel type code (images), else f32.
+    pub pixel: u32,
 }
 
 /// The mask must have as many axes as the input.

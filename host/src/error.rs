@@ -39,6 +39,36 @@ pub enum Error {
         /// The dimension of the call.
         dim: usize,
     },
+    /// A variant for plain arrays asked to filter an image.
+    #[error("{variant} filters plain arrays, not pitched images: use image_fast, image_tiled or auto")]
+    NotForImages {
+        /// The variant asked for.
+        variant: Variant,
+    },
+    /// An image variant asked to filter a plain array.
+    #[error("{variant} filters pitched multi-channel images: use Gpu::correlate_image and friends")]
+    OnlyForImages {
+        /// The variant asked for.
+        variant: Variant,
+    },
+    /// An image row pitch the kernels cannot use.
+    #[error("row pitch of {pitch} bytes is not usable for {width} pixels of {bytes_per_pixel} bytes: it must be at least {} and a multiple of the channel size", width * bytes_per_pixel)]
+    BadPitch {
+        /// Bytes asked for between rows.
+        pitch: usize,
+        /// Pixels per row.
+        width: usize,
+        /// Bytes per pixel (channels · channel size).
+        bytes_per_pixel: usize,
+    },
+    /// Input and output images with different pitches (the kernels take one).
+    #[error("input rows are {input} bytes apart, output rows {output}: the pitches must match")]
+    PitchMismatch {
+        /// The input's pitch.
+        input: usize,
+        /// The output's pitch.
+        output: usize,
+    },
     /// Arrays of a dimension no kernel handles (only 1, 2 and 3).
     #[error("{ndim}-dimensional arrays are not supported: 1D, 2D and 3D only")]
     UnsupportedDimension {
@@ -108,6 +138,14 @@ pub enum Error {
         got: usize,
         /// Outputs needed.
         min: usize,
+    },
+    /// A driver call made without cust failed.
+    #[error("CUDA driver call {call} failed: {result}")]
+    Driver {
+        /// The driver function.
+        call: &'static str,
+        /// Its result code.
+        result: String,
     },
     /// Any other CUDA driver error.
     #[error("CUDA error: {0}")]

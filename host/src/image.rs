@@ -1,11 +1,20 @@
-//! Multi-channel images: `(height, width, channels)` arrays of u8 or f32 pixels, 1 to 4
-//! interleaved channels, every channel filtered with the same 2D mask (as NPP's
-//! C1R/C3R/C4R). Sums are taken in f32; u8 outputs are rounded to nearest (ties to
-//! even) and saturated to 0..=255.
-use crate::conv::Options;
+//! Pitched multi-channel images, the book's `wbImage_t`: width, height, pitch (bytes
+//! between rows, padded as cuMemAllocPitch pads them, or the caller's), 1 to 4
+//! interleaved channels of u8 or f32. Every channel is filtered with the same 2D mask
+//! (NPP's C1R/C3R/C4R). Sums are taken in f32; u8 outputs are rounded to nearest (ties
+//! to even) and saturated to 0..=255. Host images are `(height, width, channels)`
+//! ndarray arrays.
+use crate::conv::{Buffers, Mask, Options};
+use crate::device_array::MAX_ELEMENTS;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use ndarray::{Array3, ArrayView2, ArrayView3, Axis};
+use crate::Variant;
+use cust::sys::{
+    cuMemAllocPitch_v2, cuMemAlloc_v2, cuMemFree_v2, cuMemcpy2D_v2, CUdeviceptr, CUmemorytype, CUresult, CUDA_MEMCPY2D,
+};
+use layout::Problem;
+use ndarray::{Array3, ArrayView2, ArrayView3};
+use std::marker::PhantomData;
 
 mod sealed {
     pub trait Sealed {}
@@ -57,10 +66,21 @@ impl Pixel for f32 {
     }
 }
 
+impl PixelKind {
+    /// The code the kernels receive (`layout::args::pixel`).
+    fn code(self) -> u32 {
+        match self {
+            PixelKind::U8 => layout::args::pixel::U8,
+            PixelKind::F32 => layout::args::pixel::F32,
+        }
+    }
+}
+
 /// Most interleaved channels an image may have.
 pub const MAX_CHANNELS: usize = 4;
 
-/// Checks an image's shape: non-empty, 1 to 4 channels.
+/// Checks an image's shape `(height, width, channels)`: non-empty, 1 to 4 channels,
+/// within 32-bit indexing.
 pub(crate) fn check_image_shape(shape: &[usize]) -> Result<()> {
     let (h, w, c) = (shape[0], shape[1], shape[2]);
     if h == 0 || w == 0 || c == 0 {
@@ -69,10 +89,242 @@ pub(crate) fn check_image_shape(shape: &[usize]) -> Result<()> {
     if c > MAX_CHANNELS {
         return Err(Error::Channels { channels: c });
     }
+    let n = h.saturating_mul(w).saturating_mul(c);
+    if n > MAX_ELEMENTS {
+        return Err(Error::TooLarge {
+            elements: n,
+            max: MAX_ELEMENTS,
+        });
+    }
     Ok(())
 }
 
+/// A pitched image in GPU memory, `height` rows of `width · channels` pixels of type `T`,
+/// `pitch` bytes apart. It borrows the [`Gpu`] whose context owns its memory.
+pub struct DeviceImage<'g, T: Pixel> {
+    ptr: CUdeviceptr,
+    height: usize,
+    width: usize,
+    channels: usize,
+    pitch: usize,
+    _gpu: PhantomData<&'g Gpu>,
+    _pixel: PhantomData<T>,
+}
+
+impl<T: Pixel> Drop for DeviceImage<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` came from cuMemAlloc(Pitch) in the context the borrowed Gpu owns,
+        // which is still alive, and nothing else frees it. cuMemFree waits for pending
+        // kernels that use it. An error here (a context already broken) cannot be
+        // reported from drop.
+        unsafe {
+            cuMemFree_v2(self.ptr);
+        }
+    }
+}
+
+impl<T: Pixel> DeviceImage<'_, T> {
+    /// Rows.
+    pub fn height(&self) -> usize {
+        self.height
+    }
+    /// Pixels per row.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+    /// Interleaved channels per pixel.
+    pub fn channels(&self) -> usize {
+        self.channels
+    }
+    /// Bytes between the starts of two rows.
+    pub fn pitch(&self) -> usize {
+        self.pitch
+    }
+    /// `(height, width, channels)`.
+    pub fn dim(&self) -> (usize, usize, usize) {
+        (self.height, self.width, self.channels)
+    }
+    /// Bytes of one row's pixels.
+    fn row_bytes(&self) -> usize {
+        self.width * self.channels * std::mem::size_of::<T>()
+    }
+    /// Copies back to the host as `(height, width, channels)`.
+    pub fn to_host(&self) -> Result<Array3<T>> {
+        let mut out = Array3::from_elem(self.dim(), T::default());
+        let host = out.as_slice_mut().expect("a new array is contiguous");
+        let copy = CUDA_MEMCPY2D {
+            srcMemoryType: CUmemorytype::CU_MEMORYTYPE_DEVICE,
+            srcDevice: self.ptr,
+            srcPitch: self.pitch,
+            dstMemoryType: CUmemorytype::CU_MEMORYTYPE_HOST,
+            dstHost: host.as_mut_ptr().cast(),
+            dstPitch: self.row_bytes(),
+            WidthInBytes: self.row_bytes(),
+            Height: self.height,
+            ..zeroed_copy()
+        };
+        // SAFETY: the source is this image's allocation (height rows of pitch bytes), the
+        // destination a host buffer of height · row_bytes bytes; the copy is synchronous.
+        check(unsafe { cuMemcpy2D_v2(&copy) }, "cuMemcpy2D", 0)?;
+        Ok(out)
+    }
+}
+
+/// A CUDA_MEMCPY2D with every field zero (no offsets, no arrays).
+fn zeroed_copy() -> CUDA_MEMCPY2D {
+    // SAFETY: CUDA_MEMCPY2D is a plain C struct of integers, pointers and enums whose
+    // zero value is valid (CU_MEMORYTYPE 0 is never read: callers set both types).
+    unsafe { std::mem::zeroed() }
+}
+
+/// A driver result as ours; `bytes` names an allocation's size for out-of-memory.
+fn check(r: CUresult, call: &'static str, bytes: usize) -> Result<()> {
+    match r {
+        CUresult::CUDA_SUCCESS => Ok(()),
+        CUresult::CUDA_ERROR_OUT_OF_MEMORY => Err(Error::OutOfMemory { bytes }),
+        r => Err(Error::Driver {
+            call,
+            result: format!("{r:?}"),
+        }),
+    }
+}
+
 impl Gpu {
+    /// An uninitialized pitched image, its pitch padded by the driver (cuMemAllocPitch).
+    pub fn alloc_image<T: Pixel>(&self, height: usize, width: usize, channels: usize) -> Result<DeviceImage<'_, T>> {
+        check_image_shape(&[height, width, channels])?;
+        let row = width * channels * std::mem::size_of::<T>();
+        let (mut ptr, mut pitch): (CUdeviceptr, usize) = (0, 0);
+        // SAFETY: out-pointers to locals; the context is current (this Gpu's).
+        check(
+            unsafe { cuMemAllocPitch_v2(&mut ptr, &mut pitch, row, height, 16) },
+            "cuMemAllocPitch",
+            row * height,
+        )?;
+        self.image(ptr, height, width, channels, pitch)
+    }
+
+    /// An uninitialized image whose rows are `pitch` bytes apart: at least a row of
+    /// pixels, a multiple of the channel size (any such pitch: the kernels take odd ones).
+    pub fn alloc_image_pitched<T: Pixel>(
+        &self,
+        height: usize,
+        width: usize,
+        channels: usize,
+        pitch: usize,
+    ) -> Result<DeviceImage<'_, T>> {
+        check_image_shape(&[height, width, channels])?;
+        let size = std::mem::size_of::<T>();
+        if pitch < width * channels * size || !pitch.is_multiple_of(size) {
+            return Err(Error::BadPitch {
+                pitch,
+                width,
+                bytes_per_pixel: channels * size,
+            });
+        }
+        if (pitch / size).saturating_mul(height) > MAX_ELEMENTS {
+            return Err(Error::TooLarge {
+                elements: (pitch / size).saturating_mul(height),
+                max: MAX_ELEMENTS,
+            });
+        }
+        let mut ptr: CUdeviceptr = 0;
+        // SAFETY: an out-pointer to a local; the context is current (this Gpu's).
+        check(
+            unsafe { cuMemAlloc_v2(&mut ptr, pitch * height) },
+            "cuMemAlloc",
+            pitch * height,
+        )?;
+        self.image(ptr, height, width, channels, pitch)
+    }
+
+    /// Wraps an allocation (freed on drop), refusing pitches past 32-bit indexing.
+    fn image<T: Pixel>(
+        &self,
+        ptr: CUdeviceptr,
+        height: usize,
+        width: usize,
+        channels: usize,
+        pitch: usize,
+    ) -> Result<DeviceImage<'_, T>> {
+        let img = DeviceImage {
+            ptr,
+            height,
+            width,
+            channels,
+            pitch,
+            _gpu: PhantomData,
+            _pixel: PhantomData,
+        };
+        let elements = (pitch / std::mem::size_of::<T>()).saturating_mul(height);
+        if elements > MAX_ELEMENTS || pitch > u32::MAX as usize {
+            return Err(Error::TooLarge {
+                elements,
+                max: MAX_ELEMENTS,
+            });
+        }
+        Ok(img)
+    }
+
+    /// Copies a `(height, width, channels)` image (any strides) into a new pitched image.
+    pub fn upload_image<T: Pixel>(&self, img: ArrayView3<T>) -> Result<DeviceImage<'_, T>> {
+        let (h, w, c) = img.dim();
+        let mut d = self.alloc_image(h, w, c)?;
+        self.copy_into(img, &mut d)?;
+        Ok(d)
+    }
+
+    /// Copies an image into a new image whose rows are `pitch` bytes apart.
+    pub fn upload_image_pitched<T: Pixel>(&self, img: ArrayView3<T>, pitch: usize) -> Result<DeviceImage<'_, T>> {
+        let (h, w, c) = img.dim();
+        let mut d = self.alloc_image_pitched(h, w, c, pitch)?;
+        self.copy_into(img, &mut d)?;
+        Ok(d)
+    }
+
+    fn copy_into<T: Pixel>(&self, img: ArrayView3<T>, d: &mut DeviceImage<'_, T>) -> Result<()> {
+        let host = img.as_standard_layout();
+        let slice = host.as_slice().expect("standard layout is contiguous");
+        let copy = CUDA_MEMCPY2D {
+            srcMemoryType: CUmemorytype::CU_MEMORYTYPE_HOST,
+            srcHost: slice.as_ptr().cast(),
+            srcPitch: d.row_bytes(),
+            dstMemoryType: CUmemorytype::CU_MEMORYTYPE_DEVICE,
+            dstDevice: d.ptr,
+            dstPitch: d.pitch,
+            WidthInBytes: d.row_bytes(),
+            Height: d.height,
+            ..zeroed_copy()
+        };
+        // SAFETY: the source is a host buffer of height · row_bytes bytes (the image's
+        // shape), the destination this image's allocation; the copy is synchronous.
+        check(unsafe { cuMemcpy2D_v2(&copy) }, "cuMemcpy2D", 0)
+    }
+
+    /// Correlates every channel of `input` with the 2D `mask` (odd sides) into `output`
+    /// (same shape, any pitch), ghost cells by `opts.mode`. Returns the variant that ran.
+    /// Asynchronous on [`Gpu::stream`].
+    pub fn correlate_image_device<T: Pixel>(
+        &self,
+        input: &DeviceImage<'_, T>,
+        mask: ArrayView2<f32>,
+        opts: Options,
+        output: &mut DeviceImage<'_, T>,
+    ) -> Result<Variant> {
+        self.run_image(input, &Mask::new(mask, false)?, opts, output)
+    }
+
+    /// [`Gpu::correlate_image_device`] with the mask flipped along both axes.
+    pub fn convolve_image_device<T: Pixel>(
+        &self,
+        input: &DeviceImage<'_, T>,
+        mask: ArrayView2<f32>,
+        opts: Options,
+        output: &mut DeviceImage<'_, T>,
+    ) -> Result<Variant> {
+        self.run_image(input, &Mask::new(mask, true)?, opts, output)
+    }
+
     /// Correlates every channel of a `(height, width, channels)` image with the 2D `mask`
     /// (odd along both axes), ghost cells by `opts.mode`; returns a new image of the same
     /// pixel type (u8: rounded and saturated).
@@ -82,7 +334,7 @@ impl Gpu {
         mask: ArrayView2<f32>,
         opts: Options,
     ) -> Result<Array3<T>> {
-        self.filter_image(img, mask, opts, false)
+        self.image_on_host(img, Mask::new(mask, false)?, opts)
     }
 
     /// As [`Gpu::correlate_image`] with the mask flipped along both axes (convolution).
@@ -92,26 +344,62 @@ impl Gpu {
         mask: ArrayView2<f32>,
         opts: Options,
     ) -> Result<Array3<T>> {
-        self.filter_image(img, mask, opts, true)
+        self.image_on_host(img, Mask::new(mask, true)?, opts)
     }
 
-    fn filter_image<T: Pixel>(
-        &self,
-        img: ArrayView3<T>,
-        mask: ArrayView2<f32>,
-        opts: Options,
-        flip: bool,
-    ) -> Result<Array3<T>> {
+    fn image_on_host<T: Pixel>(&self, img: ArrayView3<T>, mask: Mask, opts: Options) -> Result<Array3<T>> {
         check_image_shape(img.shape())?;
-        // An image is a 3D array whose channel axis the mask does not cross: a
-        // (ky, kx, 1) mask correlates each channel on its own.
-        let m3 = mask.insert_axis(Axis(2));
-        let f = img.mapv(T::to_f32);
-        let out = if flip {
-            self.convolve(f.view(), m3, opts)?
-        } else {
-            self.correlate(f.view(), m3, opts)?
+        opts.variant.resolve_image(mask.radius, img.dim().2 as u32, opts.mode)?;
+        let n = self.upload_image(img)?;
+        let (h, w, c) = n.dim();
+        let mut p = self.alloc_image(h, w, c)?;
+        self.run_image(&n, &mask, opts, &mut p)?;
+        p.to_host()
+    }
+
+    fn run_image<T: Pixel>(
+        &self,
+        input: &DeviceImage<'_, T>,
+        mask: &Mask,
+        opts: Options,
+        output: &mut DeviceImage<'_, T>,
+    ) -> Result<Variant> {
+        if mask.ndim != 2 {
+            return Err(Error::MaskDimension {
+                input: 2,
+                mask: mask.ndim,
+            });
+        }
+        let v = opts
+            .variant
+            .resolve_image(mask.radius, input.channels as u32, opts.mode)?;
+        if input.dim() != output.dim() {
+            let (a, b) = (input.dim(), output.dim());
+            return Err(Error::ShapeMismatch {
+                input: vec![a.0, a.1, a.2],
+                output: vec![b.0, b.1, b.2],
+            });
+        }
+        if input.pitch != output.pitch {
+            return Err(Error::PitchMismatch {
+                input: input.pitch,
+                output: output.pitch,
+            });
+        }
+        let problem = Problem {
+            extent: [input.width as u32, input.height as u32, 1],
+            radius: mask.radius,
+            channels: input.channels as u32,
         };
-        Ok(out.mapv(T::from_f32))
+        // `input` and `output`, both borrowed for this call, hold `height` rows of `width
+        // · channels` pixels `pitch` bytes apart (checked at creation and above).
+        let buffers = Buffers {
+            input: input.ptr,
+            output: output.ptr,
+            pitch: input.pitch as u32,
+            pixel: T::KIND.code(),
+        };
+        self.launch_family(v, &problem, mask, opts.mode, buffers)?;
+        Ok(v)
     }
 }

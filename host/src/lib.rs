@@ -29,7 +29,7 @@ pub use conv::Options;
 pub use device_array::{DeviceArray, DeviceArray1, DeviceArray2, DeviceArray3};
 pub use error::{Error, Result};
 pub use gpu::Gpu;
-pub use image::{Pixel, PixelKind};
+pub use image::{DeviceImage, Pixel, PixelKind};
 pub use layout;
 pub use layout::{LaunchShape, Mode};
 pub use variant::Variant;

@@ -35,12 +35,21 @@ macro_rules! define_variant {
 }
 layout::with_families!(define_variant);
 
+/// Whether `v` is a family for plain arrays of dimension `dim` (dim 0: for images).
+const fn is_of(v: Variant, dim: usize) -> bool {
+    match v.family() {
+        Some(f) if dim == 0 => f.image,
+        Some(f) => f.dim == dim && !f.image,
+        None => false,
+    }
+}
+
 /// Concrete variants of dimension `dim` (a `const` so the `ALL_nD` arrays are derived).
 const fn count(dim: usize) -> usize {
     let mut n = 0;
     let mut i = 0;
     while i < Variant::ALL.len() {
-        if Variant::ALL[i].dim() == dim {
+        if is_of(Variant::ALL[i], dim) {
             n += 1;
         }
         i += 1;
@@ -52,7 +61,7 @@ const fn of_dim<const N: usize>(dim: usize) -> [Variant; N] {
     let mut out = [Variant::Auto; N];
     let (mut i, mut k) = (0, 0);
     while i < Variant::ALL.len() {
-        if Variant::ALL[i].dim() == dim {
+        if is_of(Variant::ALL[i], dim) {
             out[k] = Variant::ALL[i];
             k += 1;
         }
@@ -60,6 +69,10 @@ const fn of_dim<const N: usize>(dim: usize) -> [Variant; N] {
     }
     out
 }
+
+/// The order `Auto` tries the image families in: the fast kernel where its compiled
+/// radii and channels reach, else the textbook one.
+const IMAGE_AUTO_ORDER: &[Variant] = &[Variant::ImageFast, Variant::ImageTiled];
 
 /// The order `Auto` tries the families in, per dimension: the first that supports the
 /// mask and the ghost-cell mode runs. Measured on the H200 (BENCHMARKS.md): the fast
@@ -90,20 +103,28 @@ const AUTO_ORDER: [&[Variant]; 3] = [
 /// Whether `f` runs a `dim`-D array under a mask of radius `radius` (x first): its own
 /// dimension, or one axis more as a batch when the mask is one element deep along it.
 fn takes(f: &Family, dim: usize, radius: [u32; 3]) -> bool {
-    f.dim == dim || (f.batch && f.dim + 1 == dim && radius[dim - 1] == 0)
+    !f.image && (f.dim == dim || (f.batch && f.dim + 1 == dim && radius[dim - 1] == 0))
 }
 
 impl Variant {
-    /// Every concrete 1D variant.
+    /// Every concrete 1D variant (plain arrays).
     pub const ALL_1D: [Variant; count(1)] = of_dim::<{ count(1) }>(1);
-    /// Every concrete 2D variant.
+    /// Every concrete 2D variant (plain arrays).
     pub const ALL_2D: [Variant; count(2)] = of_dim::<{ count(2) }>(2);
-    /// Every concrete 3D variant.
+    /// Every concrete 3D variant (plain arrays).
     pub const ALL_3D: [Variant; count(3)] = of_dim::<{ count(3) }>(3);
+    /// Every variant for pitched multi-channel images.
+    pub const IMAGES: [Variant; count(0)] = of_dim::<{ count(0) }>(0);
 
-    /// Every concrete variant of dimension `dim` (1, 2 or 3; none for others).
+    /// Every concrete variant for plain arrays of dimension `dim` (1, 2 or 3; none for
+    /// others).
     pub fn all_of_dim(dim: usize) -> impl Iterator<Item = Variant> {
-        Variant::ALL.iter().copied().filter(move |v| v.dim() == dim)
+        Variant::ALL.iter().copied().filter(move |v| dim > 0 && is_of(*v, dim))
+    }
+
+    /// Whether the variant filters pitched multi-channel images (else plain arrays).
+    pub fn is_image(self) -> bool {
+        self.family().is_some_and(|f| f.image)
     }
 
     /// The snake_case name shared by the device file, the PTX entries, the bench ids and
@@ -202,6 +223,9 @@ impl Variant {
             v => v,
         };
         let f = v.family().expect("concrete");
+        if f.image {
+            return Err(Error::OnlyForImages { variant: v });
+        }
         if !takes(f, dim, radius) {
             return Err(Error::WrongDimension { variant: self, dim });
         }
@@ -218,6 +242,52 @@ impl Variant {
                 variant: self,
                 mode,
                 why: "the textbook kernels keep the book's zero ghost cells; the fast kernels implement every mode",
+            });
+        }
+        Ok(v)
+    }
+}
+
+impl Variant {
+    /// The concrete variant for a pitched image of `channels` channels under a 2D mask of
+    /// radii `radius` (x first) and ghost-cell `mode`: `Auto` becomes the first image
+    /// family that supports all three; other variants are checked and returned.
+    pub fn resolve_image(self, radius: [u32; 3], channels: u32, mode: Mode) -> Result<Variant> {
+        let fits = |v: &Variant| {
+            let f = v.family().expect("concrete");
+            f.check_radius(radius).is_ok() && f.check_channels(channels) && (mode == Mode::Zero || f.all_modes())
+        };
+        let v = match self {
+            Variant::Auto => IMAGE_AUTO_ORDER
+                .iter()
+                .copied()
+                .find(fits)
+                .unwrap_or(Variant::ImageTiled),
+            v => v,
+        };
+        let f = v.family().expect("concrete");
+        if !f.image {
+            return Err(Error::NotForImages { variant: v });
+        }
+        if let Err(limit) = f.check_radius(radius) {
+            return Err(Error::MaskTooLarge {
+                variant: v,
+                radius: radius.iter().copied().max().unwrap_or(0) as usize,
+                max: limit.max as usize,
+                why: limit.why,
+            });
+        }
+        if !f.check_channels(channels) {
+            return Err(Error::Channels {
+                channels: channels as usize,
+            });
+        }
+        if mode != Mode::Zero && !f.all_modes() {
+            return Err(Error::ModeUnsupported {
+                variant: self,
+                mode,
+                why:
+                    "image_tiled keeps the book's zero ghost cells; image_fast implements every mode for radii up to 4",
             });
         }
         Ok(v)

@@ -93,14 +93,14 @@ unsafe fn conv3d_fast<const R: u32>(a: &ConvArgs) {
             let plane_taps = dz * (2 * R + 1) * (2 * R + 1);
             // SAFETY: the thread's window lies inside the slot.
             unsafe {
-                patch::accumulate::<R>(slot.wrapping_add(first), sw, pd, k, false, &mut acc, |fr, fc| {
+                patch::accumulate::<R, 1>(slot.wrapping_add(first), sw, pd, k, false, &mut acc, |fr, fc| {
                     Mask3d::get(plane_taps + fr * (2 * R + 1) + fc)
                 })
             };
         }
         let out = p.wrapping_add((z_begin + t) as usize * plane_len);
         // SAFETY: output plane z_begin + t < d lies inside P.
-        unsafe { patch::store(&acc, k, out, w, h, x0 + QX * tx, y0 + ty * k) };
+        unsafe { patch::store(&acc, k, out, w, w, h, x0 + QX * tx, y0 + ty * k) };
         sync_threads(); // the slot of plane t is free to be refilled
     }
 }

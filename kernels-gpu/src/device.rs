@@ -162,6 +162,140 @@ pub unsafe fn store_shared(addr: u32, v: f32) {
     }
 }
 
+/// Stores four floats to shared memory with one `st.shared.v4.f32` (ghost cells that hold
+/// a value, u8 pixels converted on the way in).
+///
+/// # Safety
+/// `addr` is a 16-byte aligned address inside the block's shared memory.
+#[inline(always)]
+pub unsafe fn store_shared_f4(addr: u32, v: [f32; 4]) {
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!("st.shared.v4.f32 [{a}], {{{x}, {y}, {z}, {w}}};", a = in(reg32) addr,
+            x = in(reg32) v[0], y = in(reg32) v[1], z = in(reg32) v[2], w = in(reg32) v[3],
+            options(nostack, preserves_flags));
+    }
+}
+
+/// A float rounded to nearest (ties to even) and saturated to 0..=255, NaN to 0
+/// (`cvt.rni.sat.u8.f32`, what NPP's 8-bit filters do).
+#[inline(always)]
+pub fn u8_sat(v: f32) -> u32 {
+    let d: u32;
+    // SAFETY: a conversion between registers; no memory is touched.
+    unsafe {
+        core::arch::asm!("cvt.rni.sat.u8.f32 {d}, {v};", d = out(reg32) d, v = in(reg32) v,
+            options(pure, nomem, nostack, preserves_flags));
+    }
+    d & 0xff
+}
+
+/// A pixel type of the image kernels: how it reaches shared memory (as f32) and how a
+/// sum leaves for global memory.
+pub trait Pixel: Copy {
+    /// Copies 4 consecutive pixels at `src` into 4 floats at the shared address `dst`.
+    ///
+    /// # Safety
+    /// `src` points to 4 readable pixels of global memory, 16-byte aligned for f32 and
+    /// 4-byte aligned for u8; `dst` is 16-byte aligned inside shared memory.
+    unsafe fn stage4(dst: u32, src: *const Self);
+    /// Copies one pixel at `src` into the float at the shared address `dst`.
+    ///
+    /// # Safety
+    /// `src` points to a readable pixel of global memory; `dst` is inside shared memory.
+    unsafe fn stage1(dst: u32, src: *const Self);
+    /// Stores 4 sums at `p`.
+    ///
+    /// # Safety
+    /// `p` points to 4 writable pixels of global memory, aligned as for `stage4`.
+    unsafe fn store4(p: *mut Self, v: [f32; 4]);
+    /// Stores one sum at `p`.
+    ///
+    /// # Safety
+    /// `p` points to a writable pixel of global memory.
+    unsafe fn store1(p: *mut Self, v: f32);
+    /// The pixel at `p`, as an f32 (the textbook image kernel's loads).
+    ///
+    /// # Safety
+    /// `p` points to a readable pixel of global memory.
+    unsafe fn load(p: *const Self) -> f32;
+}
+
+impl Pixel for f32 {
+    #[inline(always)]
+    unsafe fn stage4(dst: u32, src: *const f32) {
+        // SAFETY: per the trait's contract.
+        unsafe { cp_async_f4(dst, src, 16) }
+    }
+    #[inline(always)]
+    unsafe fn stage1(dst: u32, src: *const f32) {
+        // SAFETY: per the trait's contract.
+        unsafe { cp_async_f1(dst, src, 4) }
+    }
+    #[inline(always)]
+    unsafe fn store4(p: *mut f32, v: [f32; 4]) {
+        // SAFETY: per the trait's contract.
+        unsafe { store_f4(p, F4(v)) }
+    }
+    #[inline(always)]
+    unsafe fn store1(p: *mut f32, v: f32) {
+        // SAFETY: per the trait's contract.
+        unsafe { store_global(p, v) }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> f32 {
+        // SAFETY: per the trait's contract.
+        unsafe { load_global(p) }
+    }
+}
+
+impl Pixel for u8 {
+    #[inline(always)]
+    unsafe fn stage4(dst: u32, src: *const u8) {
+        let w: u32;
+        // SAFETY: per the trait's contract: 4 readable bytes, 4-byte aligned.
+        unsafe {
+            core::arch::asm!("ld.global.u32 {w}, [{p}];", w = out(reg32) w, p = in(reg64) src,
+                options(pure, readonly, nostack, preserves_flags));
+        }
+        let b = |k: u32| ((w >> (8 * k)) & 0xff) as f32;
+        // SAFETY: per the trait's contract.
+        unsafe { store_shared_f4(dst, [b(0), b(1), b(2), b(3)]) }
+    }
+    #[inline(always)]
+    unsafe fn stage1(dst: u32, src: *const u8) {
+        // SAFETY: per the trait's contract.
+        unsafe { store_shared(dst, Self::load(src)) }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> f32 {
+        let v: u32;
+        // SAFETY: per the trait's contract: one readable byte.
+        unsafe {
+            core::arch::asm!("ld.global.u8 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
+                options(pure, readonly, nostack, preserves_flags));
+        }
+        v as f32
+    }
+    #[inline(always)]
+    unsafe fn store4(p: *mut u8, v: [f32; 4]) {
+        let w = u8_sat(v[0]) | (u8_sat(v[1]) << 8) | (u8_sat(v[2]) << 16) | (u8_sat(v[3]) << 24);
+        // SAFETY: per the trait's contract: 4 writable bytes, 4-byte aligned.
+        unsafe {
+            core::arch::asm!("st.global.u32 [{p}], {w};", p = in(reg64) p, w = in(reg32) w,
+                options(nostack, preserves_flags));
+        }
+    }
+    #[inline(always)]
+    unsafe fn store1(p: *mut u8, v: f32) {
+        // SAFETY: per the trait's contract: one writable byte.
+        unsafe {
+            core::arch::asm!("st.global.u8 [{p}], {w};", p = in(reg64) p, w = in(reg32) u8_sat(v),
+                options(nostack, preserves_flags));
+        }
+    }
+}
+
 /// Stores 16 aligned bytes with one `st.global.v4.f32` (LLVM otherwise may split a store
 /// that it merges with an edge path's scalar stores).
 ///

@@ -39,6 +39,8 @@ pub mod conv3d_const;
 pub mod conv3d_fast;
 pub mod conv3d_tiled_cached;
 pub mod conv3d_tiled_in;
+pub mod image_fast;
+pub mod image_tiled;
 pub mod roofline;
 
 #[panic_handler]

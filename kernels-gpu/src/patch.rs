@@ -15,15 +15,17 @@ pub type Acc = [[f32; QX as usize]; MAX_ROWS];
 /// Adds one staged 2D window into `acc` through a `(2R+1)²` mask plane: `tap(fr, fc)` is
 /// the mask's row `fr`, column `fc`. `s` points at the window's first cell for this
 /// thread (staged row `ty·k`, column `4·tx`); rows are `sw` floats apart and hold input
-/// columns from `pd` before the patch (`pd >= R`, a multiple of 4). With `roll_rows`,
-/// the loop over input rows stays rolled (an opaque bound): fully unrolled, large radii
-/// would hoist every row's window into registers and spill.
+/// columns from `pd` before the patch (`pd >= R·S`, a multiple of 4). Taps along a row
+/// are `S` floats apart: 1, or the channel count of an interleaved image (each tap reads
+/// the same channel of the neighbouring pixel). With `roll_rows`, the loop over input
+/// rows stays rolled (an opaque bound): fully unrolled, large radii would hoist every
+/// row's window into registers and spill.
 ///
 /// # Safety
 /// The `k + 2R` rows of `QX + 2pd` floats from `s` lie inside a staged buffer, 16-byte
 /// aligned.
 #[inline(always)]
-pub unsafe fn accumulate<const R: u32>(
+pub unsafe fn accumulate<const R: u32, const S: u32>(
     s: *const f32,
     sw: u32,
     pd: u32,
@@ -41,7 +43,7 @@ pub unsafe fn accumulate<const R: u32>(
     for i in 0..rows {
         // Staged row i holds input row (its first output row - R + i).
         let row = s.wrapping_add((i * sw) as usize);
-        let mut v = [0.0f32; 20];
+        let mut v = [0.0f32; 40];
         for c in 0..win / 4 {
             // SAFETY: inside the window (the function's contract), 16-byte aligned.
             let f = unsafe { *(row.add(4 * c) as *const F4) };
@@ -55,7 +57,7 @@ pub unsafe fn accumulate<const R: u32>(
                     let m = tap(fr, fc);
                     for j in 0..QX {
                         acc[o as usize][j as usize] =
-                            fma(m, v[(pd - R + fc + j) as usize], acc[o as usize][j as usize]);
+                            fma(m, v[(pd - R * S + fc * S + j) as usize], acc[o as usize][j as usize]);
                     }
                 }
             }
@@ -63,25 +65,28 @@ pub unsafe fn accumulate<const R: u32>(
     }
 }
 
-/// Stores the patch whose first output is `(x, y)` of a row-major `w × h` plane at `p`
-/// (rows and columns past the plane are skipped).
+/// Stores the patch whose first output is `(x, y)` of a row-major plane at `p` with
+/// rows of `w` elements `row_pitch` apart and `h` rows (rows and columns past the plane
+/// are skipped): groups of 4 in one store where aligned, else one by one. (Positional
+/// arguments rather than a struct: ptxas allocates the fast kernels' registers better.)
 ///
 /// # Safety
-/// `p` holds `w·h` writable floats.
+/// `p` holds `h` rows of `row_pitch` writable pixels, aligned to 4 pixels.
 #[inline(always)]
-pub unsafe fn store(acc: &Acc, k: u32, p: *mut f32, w: u32, h: u32, x: u32, y: u32) {
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn store<P: Pixel>(acc: &Acc, k: u32, p: *mut P, row_pitch: u32, w: u32, h: u32, x: u32, y: u32) {
     for o in 0..k {
         let yo = y + o;
         if yo < h {
-            let out = p.wrapping_add((yo * w + x) as usize);
-            if w.is_multiple_of(4) && x + QX <= w {
-                // SAFETY: inside P, 16-byte aligned (w and x multiples of 4).
-                unsafe { store_f4(out, F4(acc[o as usize])) };
+            let out = p.wrapping_add((yo * row_pitch + x) as usize);
+            if row_pitch.is_multiple_of(4) && x + QX <= w {
+                // SAFETY: inside the plane, aligned (row_pitch and x multiples of 4).
+                unsafe { P::store4(out, acc[o as usize]) };
             } else {
                 for j in 0..QX {
                     if x + j < w {
-                        // SAFETY: inside P.
-                        unsafe { store_global(out.wrapping_add(j as usize), acc[o as usize][j as usize]) };
+                        // SAFETY: inside the plane.
+                        unsafe { P::store1(out.wrapping_add(j as usize), acc[o as usize][j as usize]) };
                     }
                 }
             }

@@ -1,20 +1,20 @@
-//! Staging of 2D windows into shared memory with `cp.async`, shared by the fast kernels:
-//! the `sw × sh` window of a row-major plane whose top-left input cell is `(gx0, gy0)`
-//! (coordinates wrap below 0), into a shared buffer whose rows are `sw` floats apart.
-//! Ghost cells follow the ghost-cell mode: interior 16-byte groups are one LDGSTS.128;
-//! only groups at the border map each cell to the element it reads
-//! (`layout::mode::map_index`) or store the fill value.
+//! Staging of 2D windows into shared memory, shared by the fast kernels: the `sw × sh`
+//! window of a row-major plane of pixels (f32, or u8 converted to f32 on the way) whose
+//! top-left input cell is `(gx0, gy0)` (coordinates wrap below 0), into a shared f32
+//! buffer whose rows are `sw` floats apart. Ghost cells follow the ghost-cell mode:
+//! interior groups of 4 are one copy (LDGSTS.128 for f32); only groups at the border map
+//! each cell to the element it reads (`layout::mode::map_index`) or store the fill value.
 use crate::device::*;
 use layout::mode::{code, map_index};
 
 /// A window of a plane to stage.
 #[derive(Clone, Copy)]
-pub struct Window {
+pub struct Window<P> {
     /// The plane's first element.
-    pub plane: *const f32,
-    /// Floats between the starts of two rows of the plane.
+    pub plane: *const P,
+    /// Elements between the starts of two rows of the plane.
     pub row_pitch: u32,
-    /// Floats per row that belong to the plane (`width · channels`).
+    /// Elements per row that belong to the plane (`width · channels`).
     pub w: u32,
     /// Rows of the plane.
     pub h: u32,
@@ -40,7 +40,7 @@ pub struct Window {
 /// The element a ghost cell at float column `x`, row `y` reads, as an offset from the
 /// plane, or `None` for the fill value.
 #[inline(always)]
-fn source(win: &Window, x: u32, y: u32) -> Option<u32> {
+fn source<P>(win: &Window<P>, x: u32, y: u32) -> Option<u32> {
     let c = win.channels.max(1); // never 0: no division-by-zero panic path
                                  // The pixel and channel of column x (floor division: x may be "negative").
     let (px, ch) = if (x as i32) >= 0 {
@@ -58,25 +58,25 @@ fn source(win: &Window, x: u32, y: u32) -> Option<u32> {
     Some(my as u32 * win.row_pitch + mx as u32 * c + ch)
 }
 
-/// Stages one cell by the mode: a copy of the element it reads, or the fill value.
+/// Stages one cell by the mode: a copy of the element it reads, or the fill value. Kept
+/// out of line: only border cells come here, and inlined, its index arithmetic would
+/// take registers from the kernels' register patches.
 ///
 /// # Safety
 /// `dst` is a shared address inside the buffer; the window's plane is readable.
-#[inline(always)]
-unsafe fn cell(win: &Window, dst: u32, x: u32, y: u32) {
+#[inline(never)]
+unsafe fn cell<P: Pixel>(win: Window<P>, dst: u32, x: u32, y: u32) {
     let inside = !win.ghost && x < win.w && y < win.h;
     let src = if inside {
         Some(y * win.row_pitch + x)
     } else if win.ghost {
         None
     } else {
-        source(win, x, y)
+        source(&win, x, y)
     };
     match src {
         // SAFETY: the offset lies inside the plane (inside, or mapped into it).
-        Some(off) => unsafe { cp_async_f1(dst, win.plane.wrapping_add(off as usize), 4) },
-        // SAFETY: dst is inside the buffer.
-        None if win.fill == 0.0 => unsafe { cp_async_f1(dst, win.plane, 0) },
+        Some(off) => unsafe { P::stage1(dst, win.plane.wrapping_add(off as usize)) },
         // SAFETY: dst is inside the buffer.
         None => unsafe { store_shared(dst, win.fill) },
     }
@@ -88,11 +88,12 @@ unsafe fn cell(win: &Window, dst: u32, x: u32, y: u32) {
 /// plain shared stores, visible after the same barrier).
 ///
 /// # Safety
-/// `win.plane` holds `h` rows of `row_pitch` floats, 16-byte aligned when `row_pitch`
-/// is a multiple of 4; `buf` holds `sw·sh` shared floats, 16-byte aligned; `gx0` is a
-/// multiple of 4 (wrapping). `sw` is a constant after inlining (no division path).
+/// `win.plane` holds `h` rows of `row_pitch` pixels, aligned to 4 pixels when
+/// `row_pitch` is a multiple of 4; `buf` holds `sw·sh` shared floats, 16-byte aligned;
+/// `gx0` is a multiple of 4 (wrapping). `sw` is a constant after inlining (no division
+/// path).
 #[inline(always)]
-pub unsafe fn window(win: Window, buf: u32, tid: u32, threads: u32) {
+pub unsafe fn window<P: Pixel>(win: Window<P>, buf: u32, tid: u32, threads: u32) {
     let aligned = win.row_pitch.is_multiple_of(4);
     if aligned {
         // Groups of 4 cells: wholly inside the plane, one LDGSTS.128; else cell by cell.
@@ -104,16 +105,18 @@ pub unsafe fn window(win: Window, buf: u32, tid: u32, threads: u32) {
             let dst = buf + 4 * (sy * win.sw + 4 * c);
             let inside = !win.ghost && gy < win.h && gx < win.w && gx + 4 <= win.w;
             if inside {
-                // SAFETY: the group lies inside the plane (16-byte aligned: row_pitch and
-                // gx multiples of 4) and inside the buffer.
-                unsafe { cp_async_f4(dst, win.plane.wrapping_add((gy * win.row_pitch + gx) as usize), 16) };
-            } else if win.mode == code::ZERO && (win.ghost || gy >= win.h || gx >= win.w) {
-                // SAFETY: a zero fill of a group of the buffer; nothing is read.
-                unsafe { cp_async_f4(dst, win.plane, 0) };
+                // SAFETY: the group lies inside the plane (aligned: row_pitch and gx
+                // multiples of 4) and inside the buffer.
+                unsafe { P::stage4(dst, win.plane.wrapping_add((gy * win.row_pitch + gx) as usize)) };
+            } else if (win.mode == code::ZERO || win.mode == code::CONSTANT)
+                && (win.ghost || gy >= win.h || gx >= win.w)
+            {
+                // SAFETY: a group of the buffer, wholly ghost cells; nothing is read.
+                unsafe { store_shared_f4(dst, [win.fill; 4]) };
             } else {
                 for k in 0..4 {
                     // SAFETY: the cell lies inside the buffer.
-                    unsafe { cell(&win, dst + 4 * k, gx.wrapping_add(k), gy) };
+                    unsafe { cell(win, dst + 4 * k, gx.wrapping_add(k), gy) };
                 }
             }
             g += threads;
@@ -123,7 +126,7 @@ pub unsafe fn window(win: Window, buf: u32, tid: u32, threads: u32) {
         while i < win.sh * win.sw {
             let (sy, sx) = (i / win.sw, i % win.sw);
             // SAFETY: the cell lies inside the buffer.
-            unsafe { cell(&win, buf + 4 * i, win.gx0.wrapping_add(sx), win.gy0.wrapping_add(sy)) };
+            unsafe { cell(win, buf + 4 * i, win.gx0.wrapping_add(sx), win.gy0.wrapping_add(sy)) };
             i += threads;
         }
     }

@@ -55,6 +55,22 @@ pub struct ConvArgs {
     pub mode: u32,
     /// The ghost-cell value of [`crate::Mode::Constant`].
     pub fill: f32,
+    /// Image families: bytes between the starts of two rows (a pitched image, as
+    /// cuMemAllocPitch pads it; the book's `wbImage_t` pitch).
+    pub pitch: u32,
+    /// Image families: interleaved channels per pixel, 1 to 4 (`extent[0]` counts pixels).
+    pub channels: u32,
+    /// Image families: the pixel type, a [`pixel`] code.
+    pub pixel: u32,
+}
+
+/// Pixel type codes of [`ConvArgs::pixel`].
+pub mod pixel {
+    /// 32-bit float pixels.
+    pub const F32: u32 = 0;
+    /// 8-bit unsigned pixels: loaded as floats, stored rounded to nearest (ties to even)
+    /// and saturated to 0..=255.
+    pub const U8: u32 = 1;
 }
 
 // SAFETY: repr(C), device addresses only; every `ParamList::Conv` entry takes it.

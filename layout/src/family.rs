@@ -63,24 +63,33 @@ pub struct Family {
     /// slice along that outermost axis filtered on its own (a stack of images or of
     /// signals), in one launch.
     pub batch: bool,
+    /// It filters pitched multi-channel images (u8 or f32, 1 to 4 interleaved channels,
+    /// every channel with the same mask) rather than plain arrays.
+    pub image: bool,
+    /// `Some(max)`: one entry per channel count `1..=max`, compiled in (`<name>_c<C>_r<R>`);
+    /// `None`: channels (if any) at run time.
+    pub compiled_channels: Option<u32>,
     /// Grid, block and shared memory for a problem.
     pub launch_shape: fn(&Problem) -> Result<LaunchShape, ShapeError>,
     /// One line for tables: what it is (textbook figure).
     pub summary: &'static str,
 }
 
-/// A PTX entry point of a family: the run-time-radius one, or `_r<R>`.
+/// A PTX entry point of a family: the run-time-radius one, or `_r<R>` (`_c<C>_r<R>`
+/// where the channel count is compiled in too).
 #[derive(Clone, Copy, Debug)]
 pub struct Entry {
     /// The family.
     pub family: &'static Family,
     /// `Some(R)`: the entry with radius `R` compiled in.
     pub radius: Option<u32>,
+    /// `Some(C)`: the entry with `C` channels compiled in.
+    pub channels: Option<u32>,
 }
 
 impl PartialEq for Entry {
     fn eq(&self, other: &Self) -> bool {
-        self.family.name == other.family.name && self.radius == other.radius
+        self.family.name == other.family.name && self.radius == other.radius && self.channels == other.channels
     }
 }
 impl Eq for Entry {}
@@ -88,14 +97,19 @@ impl core::hash::Hash for Entry {
     fn hash<H: core::hash::Hasher>(&self, h: &mut H) {
         self.family.name.hash(h);
         self.radius.hash(h);
+        self.channels.hash(h);
     }
 }
 
 impl core::fmt::Display for Entry {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.family.name)?;
+        if let Some(c) = self.channels {
+            write!(f, "_c{c}")?;
+        }
         match self.radius {
-            Some(r) => write!(f, "{}_r{r}", self.family.name),
-            None => f.write_str(self.family.name),
+            Some(r) => write!(f, "_r{r}"),
+            None => Ok(()),
         }
     }
 }
@@ -189,9 +203,17 @@ impl Family {
         Ok(())
     }
 
-    /// The entry that runs a mask of radius `radius` (checked by [`Family::check_radius`]).
+    /// The entry that runs a mask of radius `radius` (checked by [`Family::check_radius`])
+    /// on a plain array (one channel).
     #[inline]
     pub const fn entry(&'static self, radius: [u32; 3]) -> Entry {
+        self.entry_for(radius, 1)
+    }
+
+    /// The entry that runs a mask of radius `radius` on elements of `channels`
+    /// interleaved channels.
+    #[inline]
+    pub const fn entry_for(&'static self, radius: [u32; 3], channels: u32) -> Entry {
         let largest = {
             let mut m = 0;
             let mut axis = 0;
@@ -221,6 +243,10 @@ impl Family {
         Entry {
             family: self,
             radius: compiled,
+            channels: match self.compiled_channels {
+                Some(_) => Some(channels),
+                None => None,
+            },
         }
     }
 
@@ -250,18 +276,30 @@ impl Family {
             Radii::Compiled { max } => (false, Some(max)),
             Radii::Both { max } => (true, Some(max)),
         };
-        runtime
-            .then_some(Entry {
+        let channels: &[Option<u32>] = match self.compiled_channels {
+            Some(max) => &[Some(1), Some(2), Some(3), Some(4)][..max as usize],
+            None => &[None],
+        };
+        channels.iter().flat_map(move |&channels| {
+            let radii = runtime
+                .then_some(None)
+                .into_iter()
+                .chain(compiled.into_iter().flat_map(|max| (0..=max).map(Some)));
+            radii.map(move |radius| Entry {
                 family: self,
-                radius: None,
+                radius,
+                channels,
             })
-            .into_iter()
-            .chain(compiled.into_iter().flat_map(move |max| {
-                (0..=max).map(move |r| Entry {
-                    family: self,
-                    radius: Some(r),
-                })
-            }))
+        })
+    }
+
+    /// Checks an element's channel count against the family.
+    #[inline]
+    pub const fn check_channels(&self, channels: u32) -> bool {
+        match self.compiled_channels {
+            Some(max) => channels >= 1 && channels <= max,
+            None => channels == 1 || self.image,
+        }
     }
 
     /// Whether it implements every ghost-cell policy.

@@ -28,10 +28,12 @@ impl LaunchShape {
 /// innermost, contiguous axis; axes past the dimension have extent 1 and radius 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Problem {
-    /// Elements along x, y, z.
+    /// Elements along x, y, z (for images: pixels along x).
     pub extent: [u32; 3],
     /// Mask radius along x, y, z.
     pub radius: [u32; 3],
+    /// Interleaved channels per element: 1 but for images.
+    pub channels: u32,
 }
 
 impl Problem {

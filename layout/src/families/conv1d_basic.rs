@@ -12,6 +12,8 @@ pub const FAMILY: Family = Family {
     tile_limit: (u32::MAX, ""),
     modes: crate::family::Modes::ZeroOnly,
     batch: false,
+    image: false,
+    compiled_channels: None,
     launch_shape,
     summary: "one thread per output, mask by pointer (7.6)",
 };

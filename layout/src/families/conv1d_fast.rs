@@ -59,6 +59,8 @@ pub const FAMILY: Family = Family {
     tile_limit: (u32::MAX, ""),
     modes: crate::family::Modes::All,
     batch: true,
+    image: false,
+    compiled_channels: None,
     launch_shape,
     summary: "ours: compile-time radius, 4 outputs per thread, cp.async staging",
 };

@@ -14,6 +14,8 @@ pub const FAMILY: Family = Family {
     tile_limit: (u32::MAX, ""),
     modes: crate::family::Modes::ZeroOnly,
     batch: false,
+    image: false,
+    compiled_channels: None,
     launch_shape,
     summary: "tile + left/right halo cells in shared memory (7.11)",
 };

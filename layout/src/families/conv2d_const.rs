@@ -13,6 +13,8 @@ pub const FAMILY: Family = Family {
     tile_limit: (u32::MAX, ""),
     modes: crate::family::Modes::ZeroOnly,
     batch: false,
+    image: false,
+    compiled_channels: None,
     launch_shape,
     summary: "mask in `__constant__` `MASK_2D` (7.9)",
 };

@@ -13,6 +13,8 @@ pub const FAMILY: Family = Family {
     tile_limit: (input_tile_limit(TILE_2D), "the 32x32 input tile in shared memory"),
     modes: crate::family::Modes::ZeroOnly,
     batch: false,
+    image: false,
+    compiled_channels: None,
     launch_shape,
     summary: "block = 32x32 input tile, output tile 32-2r (7.12)",
 };

@@ -93,6 +93,8 @@ pub const FAMILY: Family = Family {
     tile_limit: (u32::MAX, ""),
     modes: crate::family::Modes::All,
     batch: false,
+    image: false,
+    compiled_channels: None,
     launch_shape,
     summary: "ours: compile-time radius, planes streamed along depth through a shared ring",
 };

@@ -14,6 +14,8 @@ pub const FAMILY: Family = Family {
     tile_limit: (input_tile_limit(TILE_3D), "the 8x8x8 input tile in shared memory"),
     modes: crate::family::Modes::ZeroOnly,
     batch: false,
+    image: false,
+    compiled_channels: None,
     launch_shape,
     summary: "block = 8x8x8 input tile, output tile 8-2r (MP-4)",
 };
