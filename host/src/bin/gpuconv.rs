@@ -498,13 +498,26 @@ fn filter(a: &FilterArgs) -> Result<(), Error> {
         }
         Err(e) => return Err(e),
     };
+    // Images run as (height, width, channel) 3D convolutions, one tap along the channels.
+    let (ky, kx) = mask.dim();
+    let radius = gpuconv::conv::mask_radius(&[ky, kx, 1])?;
+    let gpu = match (gpu, variant.resolve_for(3, radius, mode)) {
+        (Some(g), Ok(_)) => Some(g),
+        // `auto` promises an answer: where no kernel does this mask and mode, the
+        // reference gives it. A named variant that cannot is the caller's error.
+        (Some(_), Err(e)) if variant == Variant::Auto => {
+            eprintln!("no GPU kernel runs this mask and mode ({e}): filtering with the CPU reference");
+            None
+        }
+        (Some(_), Err(e)) => return Err(e),
+        (None, _) => None,
+    };
     let f = Filter {
         mask,
         opts: Options { variant, mode },
         convolve: a.convolve,
         gpu,
     };
-    let (ky, kx) = f.mask.dim();
     let how = format!(
         "{} {ky}x{kx}, mode {}, {}, on the {}",
         if a.mask_file.is_some() {
