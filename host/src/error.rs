@@ -147,6 +147,157 @@ pub enum Error {
         /// Its result code.
         result: String,
     },
+    /// A mask name that `masks::by_name` does not know.
+    #[error("unknown mask `{name}`: the named masks are {known}")]
+    UnknownMask {
+        /// The name given.
+        name: String,
+        /// The names it knows, comma-separated.
+        known: String,
+    },
+    /// A ghost-cell mode name that `Mode::from_name` does not know.
+    #[error("unknown mode `{name}`: the modes are {known}")]
+    UnknownMode {
+        /// The name given.
+        name: String,
+        /// The modes' names, comma-separated.
+        known: String,
+    },
+    /// A variant name that `Variant::from_name` does not know.
+    #[error("unknown variant `{name}`: the variants are {known}")]
+    UnknownVariant {
+        /// The name given.
+        name: String,
+        /// The variants' names, comma-separated.
+        known: String,
+    },
+    /// A Gaussian's sigma that makes no mask.
+    #[error("gaussian sigma {sigma} is not a finite number above 0")]
+    BadSigma {
+        /// The sigma given.
+        sigma: f32,
+    },
+    /// A named mask's radius beyond what `masks` builds (its taps would not fit memory).
+    #[error("mask radius {radius} is too large: the named masks go up to radius {max}")]
+    NamedMaskRadius {
+        /// The radius asked for (for a Gaussian, `ceil(3 sigma)`).
+        radius: usize,
+        /// The largest radius built.
+        max: usize,
+    },
+    /// A mask text with a field that is not a finite number.
+    #[error("mask line {line}: `{token}` is not a finite number")]
+    MaskNumber {
+        /// 1-based line number.
+        line: usize,
+        /// The field as written.
+        token: String,
+    },
+    /// A mask text row whose length differs from the first row's.
+    #[error("mask line {line}: row has {got} numbers, but the first row has {want}: every row must be as long")]
+    MaskRagged {
+        /// 1-based line number.
+        line: usize,
+        /// Numbers on this row.
+        got: usize,
+        /// Numbers on the first row.
+        want: usize,
+    },
+    /// A mask text with an even number of rows or columns: it has no centre tap.
+    #[error("mask is {rows}x{cols} (rows x columns): both must be odd, 2r+1, so the mask has a centre")]
+    MaskEven {
+        /// Rows.
+        rows: usize,
+        /// Columns.
+        cols: usize,
+    },
+    /// A mask text with no rows.
+    #[error("mask has no rows: every line is empty or a comment")]
+    MaskEmpty,
+    /// A mask file whose text is not a valid mask.
+    #[error("mask file {}: {source}", path.display())]
+    MaskFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong with its text.
+        source: Box<Error>,
+    },
+    /// A file or directory that cannot be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The path.
+        path: std::path::PathBuf,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
+    /// A file or directory that cannot be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The path.
+        path: std::path::PathBuf,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
+    /// A file in an image format gpuconv does not read.
+    #[error("{}: unsupported image format ({why}): PNG and JPEG are supported", path.display())]
+    ImageFormat {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The decoder's reason.
+        why: String,
+    },
+    /// An output file whose extension names no format gpuconv writes.
+    #[error("{}: cannot write images with extension `{ext}`: use .png, .jpg or .jpeg", path.display())]
+    OutputExtension {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The extension (empty if none).
+        ext: String,
+    },
+    /// A PNG or JPEG whose pixels are not 8-bit gray, gray+alpha, RGB or RGBA.
+    #[error("{}: {pixels} pixels are not supported: 8-bit gray, gray+alpha, RGB or RGBA only", path.display())]
+    PixelFormat {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The pixel layout found (e.g. `Rgb16`).
+        pixels: String,
+    },
+    /// A file that claims a supported format but does not decode.
+    #[error("{}: not a valid image: {why}", path.display())]
+    Decode {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The decoder's reason.
+        why: String,
+    },
+    /// An image the encoder refused.
+    #[error("{}: cannot encode the image: {why}", path.display())]
+    Encode {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The encoder's reason.
+        why: String,
+    },
+    /// A directory given as input that holds no PNG or JPEG file.
+    #[error("{}: no .png, .jpg or .jpeg files in this directory", dir.display())]
+    NoImages {
+        /// The directory.
+        dir: std::path::PathBuf,
+    },
+    /// Some files of a directory batch failed (each reported as it failed).
+    #[error("{failed} of {total} images failed (see the messages above)")]
+    BatchFailed {
+        /// Files that failed.
+        failed: usize,
+        /// Files tried.
+        total: usize,
+    },
+    /// An output that would overwrite the input it is computed from.
+    #[error("output {} is the input: write to another file or directory so the input is kept", path.display())]
+    OutputIsInput {
+        /// The path given for both.
+        path: std::path::PathBuf,
+    },
     /// Any other CUDA driver error.
     #[error("CUDA error: {0}")]
     Cuda(#[from] cust::error::CudaError),

@@ -21,6 +21,8 @@ pub mod device_array;
 pub mod error;
 pub mod gpu;
 pub mod image;
+pub mod imageio;
+pub mod masks;
 pub mod reference;
 pub mod roofline;
 pub mod variant;

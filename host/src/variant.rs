@@ -312,10 +312,12 @@ mod tests {
         }
         assert_eq!(Variant::ALL.len(), layout::families::ALL.len());
         assert_eq!(
-            Variant::ALL_1D.len() + Variant::ALL_2D.len() + Variant::ALL_3D.len(),
+            Variant::ALL_1D.len() + Variant::ALL_2D.len() + Variant::ALL_3D.len() + Variant::IMAGES.len(),
             Variant::ALL.len()
         );
         assert!(Variant::ALL_3D.contains(&Variant::Conv3dTiledIn));
+        assert_eq!(Variant::IMAGES, [Variant::ImageTiled, Variant::ImageFast]);
+        assert!(!Variant::ALL_2D.contains(&Variant::ImageFast));
     }
 
     #[test]

@@ -37,12 +37,15 @@ pub struct Window<P> {
     pub ghost: bool,
 }
 
-/// The element a ghost cell at float column `x`, row `y` reads, as an offset from the
-/// plane, or `None` for the fill value.
-#[inline(always)]
-fn source<P>(win: &Window<P>, x: u32, y: u32) -> Option<u32> {
-    let c = win.channels.max(1); // never 0: no division-by-zero panic path
-                                 // The pixel and channel of column x (floor division: x may be "negative").
+/// The offset of the element a ghost cell at column `x` (an element of `channels`
+/// interleaved per pixel), row `y` reads under `mode`, in a plane of `h` rows of `w`
+/// elements `row_pitch` apart; `u32::MAX` for the fill value. Kept out of line and on
+/// scalars: only border cells come here, and inlined, its index arithmetic would take
+/// registers from the kernels' register patches.
+#[inline(never)]
+fn source(mode: u32, x: u32, y: u32, w: u32, h: u32, channels: u32, row_pitch: u32) -> u32 {
+    let c = channels.max(1); // never 0: no division-by-zero panic path
+                             // The pixel and channel of column x (floor division: x may be "negative").
     let (px, ch) = if (x as i32) >= 0 {
         ((x / c) as i32, x % c)
     } else {
@@ -50,35 +53,79 @@ fn source<P>(win: &Window<P>, x: u32, y: u32) -> Option<u32> {
         let p = back.div_ceil(c);
         (-(p as i32), p * c - back)
     };
-    let mx = map_index(win.mode, px, (win.w / c) as i32);
-    let my = map_index(win.mode, y as i32, win.h as i32);
+    let mx = map_index(mode, px, (w / c) as i32);
+    let my = map_index(mode, y as i32, h as i32);
     if mx < 0 || my < 0 {
-        return None;
+        return u32::MAX;
     }
-    Some(my as u32 * win.row_pitch + mx as u32 * c + ch)
+    my as u32 * row_pitch + mx as u32 * c + ch
 }
 
-/// Stages one cell by the mode: a copy of the element it reads, or the fill value. Kept
-/// out of line: only border cells come here, and inlined, its index arithmetic would
-/// take registers from the kernels' register patches.
+/// Stages `count` consecutive cells of row `y` from column `x` into the shared floats
+/// from `dst` by the mode: a copy of the element each reads, or the fill value. Out of
+/// line and on scalars (a struct argument would go through local memory): only border
+/// groups come here.
 ///
 /// # Safety
-/// `dst` is a shared address inside the buffer; the window's plane is readable.
+/// The `count` cells from `dst` are inside the buffer; the plane (`h` rows of `w`
+/// elements `row_pitch` apart) is readable.
 #[inline(never)]
-unsafe fn cell<P: Pixel>(win: Window<P>, dst: u32, x: u32, y: u32) {
-    let inside = !win.ghost && x < win.w && y < win.h;
-    let src = if inside {
-        Some(y * win.row_pitch + x)
-    } else if win.ghost {
-        None
-    } else {
-        source(&win, x, y)
-    };
-    match src {
-        // SAFETY: the offset lies inside the plane (inside, or mapped into it).
-        Some(off) => unsafe { P::stage1(dst, win.plane.wrapping_add(off as usize)) },
-        // SAFETY: dst is inside the buffer.
-        None => unsafe { store_shared(dst, win.fill) },
+#[allow(clippy::too_many_arguments)] // the window's fields, by value
+unsafe fn border_cells<P: Pixel>(
+    plane: *const P,
+    row_pitch: u32,
+    w: u32,
+    h: u32,
+    channels: u32,
+    mode: u32,
+    fill: f32,
+    ghost: bool,
+    dst: u32,
+    x: u32,
+    y: u32,
+    count: u32,
+) {
+    for k in 0..count {
+        let x = x.wrapping_add(k);
+        let off = if ghost {
+            u32::MAX
+        } else if x < w && y < h {
+            y * row_pitch + x
+        } else {
+            source(mode, x, y, w, h, channels, row_pitch)
+        };
+        if off == u32::MAX {
+            // SAFETY: the cell is inside the buffer.
+            unsafe { store_shared(dst + 4 * k, fill) }
+        } else {
+            // SAFETY: the offset lies inside the plane (inside, or mapped into it).
+            unsafe { P::stage1(dst + 4 * k, plane.wrapping_add(off as usize)) }
+        }
+    }
+}
+
+/// [`border_cells`] of a window.
+///
+/// # Safety
+/// As [`border_cells`].
+#[inline(always)]
+unsafe fn cells<P: Pixel>(win: &Window<P>, dst: u32, x: u32, y: u32, count: u32) {
+    // SAFETY: forwarded.
+    unsafe {
+        border_cells(
+            win.plane,
+            win.row_pitch,
+            win.w,
+            win.h,
+            win.channels,
+            win.mode,
+            win.fill,
+            win.ghost,
+            dst,
+            x,
+            y,
+            count,
+        )
     }
 }
 
@@ -114,10 +161,8 @@ pub unsafe fn window<P: Pixel>(win: Window<P>, buf: u32, tid: u32, threads: u32)
                 // SAFETY: a group of the buffer, wholly ghost cells; nothing is read.
                 unsafe { store_shared_f4(dst, [win.fill; 4]) };
             } else {
-                for k in 0..4 {
-                    // SAFETY: the cell lies inside the buffer.
-                    unsafe { cell(win, dst + 4 * k, gx.wrapping_add(k), gy) };
-                }
+                // SAFETY: the group lies inside the buffer.
+                unsafe { cells(&win, dst, gx, gy, 4) };
             }
             g += threads;
         }
@@ -126,7 +171,7 @@ pub unsafe fn window<P: Pixel>(win: Window<P>, buf: u32, tid: u32, threads: u32)
         while i < win.sh * win.sw {
             let (sy, sx) = (i / win.sw, i % win.sw);
             // SAFETY: the cell lies inside the buffer.
-            unsafe { cell(win, buf + 4 * i, win.gx0.wrapping_add(sx), win.gy0.wrapping_add(sy)) };
+            unsafe { cells(&win, buf + 4 * i, win.gx0.wrapping_add(sx), win.gy0.wrapping_add(sy), 1) };
             i += threads;
         }
     }

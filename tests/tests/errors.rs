@@ -7,6 +7,11 @@ use gpuconv_tests::{gpu, random_array};
 use layout::families as fam;
 use ndarray::{Array, Array1, Array2, ArrayD, IxDyn};
 
+/// The variants for plain arrays (the image ones have their own tests below).
+fn arrays() -> impl Iterator<Item = Variant> {
+    Variant::ALL.iter().copied().filter(|v| !v.is_image())
+}
+
 /// Radii `[r; dim]` x first, 0 past the dimension.
 fn iso(dim: usize, r: u32) -> [u32; 3] {
     let mut a = [0; 3];
@@ -54,7 +59,7 @@ fn mask_radius_accepts_odd_sides_and_refuses_empty_and_even() {
 
 #[test]
 fn resolve_accepts_up_to_max_radius_and_refuses_beyond() {
-    for &v in Variant::ALL {
+    for v in arrays() {
         let (max, why) = v.max_radius();
         assert!(!why.is_empty());
         assert_eq!(v.resolve(v.dim(), 0).unwrap(), v);
@@ -120,7 +125,7 @@ fn max_radii_follow_from_constant_and_shared_memory() {
 
 #[test]
 fn resolve_refuses_the_wrong_dimension() {
-    for &v in Variant::ALL {
+    for v in arrays() {
         for dim in (1..=3).filter(|&d| d != v.dim()) {
             match v.resolve(dim, 1) {
                 Err(ref e @ Error::WrongDimension { variant, dim: d }) => {
@@ -189,12 +194,12 @@ fn resolve_auto_follows_the_measured_order() {
 
 #[test]
 fn textbook_variants_refuse_other_ghost_cell_modes() {
-    for v in Variant::ALL.iter().filter(|v| !v.all_modes()) {
+    for v in arrays().filter(|v| !v.all_modes()) {
         let r = iso(v.dim(), 1);
-        assert_eq!(v.resolve_for(v.dim(), r, Mode::Zero).unwrap(), *v);
+        assert_eq!(v.resolve_for(v.dim(), r, Mode::Zero).unwrap(), v);
         match v.resolve_for(v.dim(), r, Mode::Reflect) {
             Err(ref e @ Error::ModeUnsupported { variant, mode, .. }) => {
-                assert_eq!((variant, mode), (*v, Mode::Reflect));
+                assert_eq!((variant, mode), (v, Mode::Reflect));
                 assert!(
                     e.to_string().contains("reflect") && e.to_string().contains(v.name()),
                     "{e}"
@@ -203,6 +208,25 @@ fn textbook_variants_refuse_other_ghost_cell_modes() {
             other => panic!("{v}: expected ModeUnsupported, got {other:?}"),
         }
     }
+}
+
+#[test]
+fn image_resolution_checks_variant_radius_channels_and_mode() {
+    let ok = |v: Variant, r: u32, c: u32, m: Mode| v.resolve_image([r, r, 0], c, m);
+    for c in 1..=4 {
+        assert_eq!(ok(Variant::Auto, 4, c, Mode::Reflect).unwrap(), Variant::ImageFast);
+        assert_eq!(ok(Variant::Auto, 5, c, Mode::Zero).unwrap(), Variant::ImageTiled);
+    }
+    // Past image_fast's radii, only the textbook kernel (zero ghost cells) remains.
+    assert!(matches!(ok(Variant::Auto, 5, 3, Mode::Reflect), Err(Error::ModeUnsupported { .. })));
+    assert!(matches!(ok(Variant::ImageTiled, 1, 3, Mode::Nearest), Err(Error::ModeUnsupported { .. })));
+    assert!(matches!(ok(Variant::ImageFast, 5, 3, Mode::Zero), Err(Error::MaskTooLarge { max: 4, .. })));
+    assert!(matches!(ok(Variant::ImageTiled, 16, 3, Mode::Zero), Err(Error::MaskTooLarge { max: 15, .. })));
+    assert!(matches!(ok(Variant::ImageFast, 1, 5, Mode::Zero), Err(Error::Channels { channels: 5 })));
+    assert!(matches!(ok(Variant::Conv2dFast, 1, 3, Mode::Zero), Err(Error::NotForImages { .. })));
+    // A rectangular mask runs on image_fast's entry of its larger radius.
+    assert_eq!(Variant::Auto.resolve_image([1, 4, 0], 3, Mode::Wrap).unwrap(), Variant::ImageFast);
+    assert!(matches!(Variant::ImageFast.resolve_for(2, [1, 1, 0], Mode::Zero), Err(Error::OnlyForImages { .. })));
 }
 
 #[test]
@@ -267,7 +291,7 @@ fn launch_shapes_cover_every_output_and_fit_the_gpu() {
         &[&[1, 1], &[31, 33], &[32, 128], &[33, 129], &[1000, 3]],
         &[&[1, 1, 1], &[7, 9, 33], &[65, 17, 129], &[130, 3, 2]],
     ];
-    for &v in Variant::ALL {
+    for v in arrays() {
         let dim = v.dim();
         for r in [0u32, 1, 3].into_iter().filter(|&r| r as usize <= v.max_radius().0) {
             for shape in shapes[dim - 1] {

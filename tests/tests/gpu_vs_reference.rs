@@ -2,10 +2,10 @@
 //! `reference::tolerance(Σ|terms|, taps)`, on random shapes and radii (proptest, one
 //! test per family of the table); plus strided, reversed and permuted views, `Auto`
 //! across the fast kernels' range, reuse of device output buffers, and large inputs.
-use gpuconv::{reference, Mode, Options, Variant};
+use gpuconv::{reference, Mode, Options, Pixel, Variant};
 use gpuconv_tests::{
-    assert_matches_reference, case_for, check_against_reference, check_close, gpu, mode_for, proptest_config,
-    random_array, Case,
+    assert_matches_reference, case_for, case_image, check_against_reference, check_close,
+    check_image_against_reference, gpu, mode_for, proptest_config, random_array, random_image, Case, ImageCase,
 };
 use ndarray::{s, Array, ArrayView, Dimension, IxDyn};
 use proptest::test_runner::{TestCaseError, TestRunner};
@@ -14,8 +14,12 @@ use proptest::test_runner::{TestCaseError, TestRunner};
 const CASES: u32 = 40;
 
 /// The proptest of one variant: random cases of its dimension within its limits, in
-/// every ghost-cell mode it implements.
+/// every ghost-cell mode it implements (images: random shapes, channels, pitches and
+/// pixel types).
 fn prop(v: Variant) {
+    if v.is_image() {
+        return prop_image(v);
+    }
     let gpu = gpu();
     let mut runner = TestRunner::new(proptest_config(CASES));
     let result = runner.run(&(case_for(v), mode_for(v)), |(c, mode): (Case, Mode)| {
@@ -26,6 +30,53 @@ fn prop(v: Variant) {
         check_against_reference(got.view(), n.view(), m.view(), mode)
             .map_err(|e| TestCaseError::fail(format!("{mode:?}: {e}")))
     });
+    if let Err(e) = result {
+        panic!("{}: {e}", v.name());
+    }
+}
+
+/// One image case on `v`: upload with the case's pitch (the output with the same), filter
+/// on the device, compare with the reference.
+fn image_case<T: Pixel>(gpu: &gpuconv::Gpu, v: Variant, c: &ImageCase, mode: Mode) -> Result<(), String> {
+    let img = random_image::<T>((c.height, c.width, c.channels), c.seed);
+    let m = c.mask();
+    let size = std::mem::size_of::<T>();
+    let fail = |e: gpuconv::Error| format!("{v} {mode:?} {c:?}: {e}");
+    let (input, mut output) = match c.extra_pitch {
+        None => (
+            gpu.upload_image(img.view()).map_err(fail)?,
+            gpu.alloc_image(c.height, c.width, c.channels).map_err(fail)?,
+        ),
+        Some(e) => {
+            let pitch = (c.width * c.channels + e) * size;
+            (
+                gpu.upload_image_pitched(img.view(), pitch).map_err(fail)?,
+                gpu.alloc_image_pitched(c.height, c.width, c.channels, pitch)
+                    .map_err(fail)?,
+            )
+        }
+    };
+    gpu.correlate_image_device(&input, m.view(), Options { variant: v, mode }, &mut output)
+        .map_err(fail)?;
+    let got = output.to_host().map_err(fail)?;
+    check_image_against_reference(got.view(), img.view(), m.view(), mode)
+        .map_err(|e| format!("{v} {mode:?} {c:?}: {e}"))
+}
+
+fn prop_image(v: Variant) {
+    let gpu = gpu();
+    let mut runner = TestRunner::new(proptest_config(CASES));
+    let result = runner.run(
+        &(case_image(v.max_radius().0), mode_for(v)),
+        |(c, mode): (ImageCase, Mode)| {
+            let r = if c.u8 {
+                image_case::<u8>(&gpu, v, &c, mode)
+            } else {
+                image_case::<f32>(&gpu, v, &c, mode)
+            };
+            r.map_err(TestCaseError::fail)
+        },
+    );
     if let Err(e) = result {
         panic!("{}: {e}", v.name());
     }
@@ -62,6 +113,8 @@ variant_proptests! {
     conv3d_tiled_in => Variant::Conv3dTiledIn,
     conv3d_tiled_cached => Variant::Conv3dTiledCached,
     conv3d_fast => Variant::Conv3dFast,
+    image_tiled => Variant::ImageTiled,
+    image_fast => Variant::ImageFast,
 }
 
 /// Runs without a GPU: the proptests above cover exactly the table's families, each

@@ -241,7 +241,7 @@ pub fn sanitizer_clean(log: &str) -> bool {
 
 /// `xtask device PART...`: runs the parts from the bundle (the working directory holds
 /// `.dc1/`), logs in `$OUT`; fails if any part failed.
-pub fn run(parts: &[Part]) -> Result<()> {
+pub fn run(parts: &[Part], tools: &[String]) -> Result<()> {
     let d = PathBuf::from(BUNDLE);
     let logs = log_dir();
     fs::create_dir_all(&logs)?;
@@ -276,7 +276,11 @@ pub fn run(parts: &[Part]) -> Result<()> {
             }
             Part::Sanitize => {
                 let mut ok = true;
-                for tool in TOOLS {
+                let chosen: Vec<&str> = TOOLS
+                    .into_iter()
+                    .filter(|t| tools.is_empty() || tools.iter().any(|c| c == t))
+                    .collect();
+                for &tool in &chosen {
                     let log = logs.join(format!("sanitize-{tool}.log"));
                     let _ = fs::remove_file(&log);
                     let mut c = Command::new("compute-sanitizer");
@@ -293,8 +297,8 @@ pub fn run(parts: &[Part]) -> Result<()> {
                     ok &= ran && clean;
                 }
                 // One file back instead of four (the device tool returns 8 at most).
-                let mut all = String::new();
-                for tool in TOOLS {
+                let mut all = fs::read_to_string(logs.join("sanitize.log")).unwrap_or_default();
+                for tool in chosen {
                     let p = logs.join(format!("sanitize-{tool}.log"));
                     all += &fs::read_to_string(&p)?;
                     fs::remove_file(p)?;

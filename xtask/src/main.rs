@@ -36,6 +36,10 @@ enum Task {
         /// Parts, in order.
         #[arg(value_enum, required = true)]
         parts: Vec<device::Part>,
+        /// The sanitizer tools `sanitize` runs (memcheck, racecheck, synccheck,
+        /// initcheck; all if none given).
+        #[arg(long, value_delimiter = ',')]
+        tools: Vec<String>,
     },
     /// clippy on the device crate for nvptx64, warnings denied.
     ClippyDevice(ArchArg),
@@ -71,7 +75,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Task::ClippyDevice(a) => ptx::clippy(&root, &a.arch),
         Task::Bundle => device::bundle(&root),
-        Task::Device { parts } => device::run(&parts),
+        Task::Device { parts, tools } => device::run(&parts, &tools),
         Task::Ci(a) => {
             let path = ptx::build_and_check(&root, &a.arch)?;
             ptxas::run(&path, &a.arch)?;

@@ -40,6 +40,56 @@ fn radius_for(f: &'static Family, e: &Entry) -> [u32; 3] {
     r
 }
 
+/// An image entry on a 67 x 131 image of its channel count (the textbook one: 3): f32
+/// with the driver's pitch, u8 with an odd one.
+fn run_image(gpu: &Gpu, f: &'static Family, e: &Entry, radius: [u32; 3], mode: Mode, seed: u64) -> Result<(), String> {
+    let channels = e.channels.unwrap_or(3);
+    assert_eq!(
+        f.entry_for(radius, channels),
+        *e,
+        "{e}: radii {radius:?} reach another entry"
+    );
+    let v = Variant::from_name(f.name).expect("a variant per family");
+    let m = random_array((2 * radius[1] as usize + 1, 2 * radius[0] as usize + 1), seed + 1);
+    let dim = (67, 131, channels as usize);
+    // f32 with the driver's pitch, u8 with an odd one.
+    image_round::<f32>(gpu, v, dim, m.view(), mode, false, seed)
+        .and_then(|_| image_round::<u8>(gpu, v, dim, m.view(), mode, true, seed))
+        .map_err(|err| format!("{e} {mode:?}: {err}"))?;
+    Ok(())
+}
+
+/// One image through `v`: uploaded with the driver's pitch or an odd one (3 elements
+/// past the row), filtered, checked against the reference.
+fn image_round<T: gpuconv::Pixel>(
+    gpu: &Gpu,
+    v: Variant,
+    dim: (usize, usize, usize),
+    m: ndarray::ArrayView2<f32>,
+    mode: Mode,
+    odd_pitch: bool,
+    seed: u64,
+) -> Result<(), String> {
+    let img = gpuconv_tests::random_image::<T>(dim, seed);
+    let pitch = (dim.1 * dim.2 + 3) * std::mem::size_of::<T>();
+    let text = |e: gpuconv::Error| e.to_string();
+    let (n, mut p) = if odd_pitch {
+        (
+            gpu.upload_image_pitched(img.view(), pitch).map_err(text)?,
+            gpu.alloc_image_pitched(dim.0, dim.1, dim.2, pitch).map_err(text)?,
+        )
+    } else {
+        (
+            gpu.upload_image(img.view()).map_err(text)?,
+            gpu.alloc_image(dim.0, dim.1, dim.2).map_err(text)?,
+        )
+    };
+    gpu.correlate_image_device(&n, m, Options { variant: v, mode }, &mut p)
+        .map_err(text)?;
+    let got = p.to_host().map_err(text)?;
+    gpuconv_tests::check_image_against_reference(got.view(), img.view(), m, mode)
+}
+
 fn run(
     gpu: &Gpu,
     f: &'static Family,
@@ -74,6 +124,15 @@ fn main() {
                 radii.push([1500, 0, 0]);
             }
             for r in radii {
+                if f.image {
+                    for &mode in modes {
+                        launches += 2;
+                        if let Err(msg) = run_image(&gpu, f, &e, r, mode, 2000 + i as u64) {
+                            failures.push(msg);
+                        }
+                    }
+                    continue;
+                }
                 // Every mode on the small shapes; the ring's wrap-around on a large one.
                 let large = f.name.ends_with("_fast").then_some((Mode::Zero, true));
                 for (mode, loops) in modes.iter().map(|&m| (m, false)).chain(large) {

@@ -1,0 +1,220 @@
+//! Pitched multi-channel images (the book's `wbImage_t`) on every image variant: 1 to 4
+//! channels, odd widths, pitches the driver pads and odd ones the caller chooses, u8
+//! saturation at both ends, and agreement with the plain-array path.
+use gpuconv::{reference, Error, Mode, Options, Pixel, Variant};
+use gpuconv_tests::{check_image_against_reference, gpu, random_array, random_image};
+use ndarray::{array, Array3, Axis};
+
+fn image_variants() -> impl Iterator<Item = Variant> {
+    Variant::IMAGES.into_iter().chain([Variant::Auto])
+}
+
+/// Every channel count, odd and even widths around the 128-element tiles, three pitches
+/// (the driver's, exactly a row, a row plus an odd number of elements), u8 and f32, zero
+/// and (where implemented) reflect ghost cells, correlate and convolve.
+fn every_shape_and_pitch<T: Pixel>(seed: u64) {
+    let gpu = gpu();
+    let m = random_array((3, 5), seed);
+    for channels in 1..=4 {
+        for width in [1usize, 33, 43, 129, 257] {
+            let img = random_image::<T>((37, width, channels), seed + width as u64);
+            let row = width * channels * std::mem::size_of::<T>();
+            for pitch in [None, Some(row), Some(row + 3 * std::mem::size_of::<T>())] {
+                for v in image_variants() {
+                    for mode in [Mode::Zero, Mode::Reflect]
+                        .into_iter()
+                        .filter(|m| *m == Mode::Zero || v != Variant::ImageTiled)
+                    {
+                        let (n, mut p) = match pitch {
+                            None => (
+                                gpu.upload_image(img.view()).unwrap(),
+                                gpu.alloc_image(37, width, channels).unwrap(),
+                            ),
+                            Some(pitch) => (
+                                gpu.upload_image_pitched(img.view(), pitch).unwrap(),
+                                gpu.alloc_image_pitched(37, width, channels, pitch).unwrap(),
+                            ),
+                        };
+                        assert!(n.pitch() >= row, "pitch {} for rows of {row} bytes", n.pitch());
+                        let opts = Options { variant: v, mode };
+                        gpu.correlate_image_device(&n, m.view(), opts, &mut p).unwrap();
+                        let what = format!("{v} {mode:?} {channels} channels, width {width}, pitch {:?}", pitch);
+                        check_image_against_reference(p.to_host().unwrap().view(), img.view(), m.view(), mode)
+                            .unwrap_or_else(|e| panic!("{what}: {e}"));
+                        // Convolve: the same with the mask flipped.
+                        gpu.convolve_image_device(&n, m.view(), opts, &mut p).unwrap();
+                        let flipped = m.slice(ndarray::s![..;-1, ..;-1]);
+                        check_image_against_reference(p.to_host().unwrap().view(), img.view(), flipped, mode)
+                            .unwrap_or_else(|e| panic!("convolve, {what}: {e}"));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn f32_images_every_channel_count_width_and_pitch() {
+    every_shape_and_pitch::<f32>(1);
+}
+
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn u8_images_every_channel_count_width_and_pitch() {
+    every_shape_and_pitch::<u8>(2);
+}
+
+/// u8 outputs saturate at 0 and 255 and round to nearest: integer pixels and taps make
+/// every f32 sum exact, so the GPU must equal the reference exactly. Twice a pixel of 200
+/// is 400 -> 255; minus a pixel is negative -> 0; half of 5 is 2.5 -> 2 (ties to even)
+/// and half of 7 is 3.5 -> 4.
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn u8_outputs_saturate_and_round_to_nearest_even() {
+    let gpu = gpu();
+    let img = Array3::from_shape_fn((9, 70, 3), |(y, x, c)| [200u8, 5, 7, 0, 255][(y + x + c) % 5]);
+    let masks = [
+        array![[0.0f32, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 0.0]],
+        array![[0.0f32, 0.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, 0.0]],
+        array![[0.5f32]],
+        array![[1.0f32, 1.0, 1.0], [1.0, -8.0, 1.0], [1.0, 1.0, 1.0]],
+    ];
+    for m in &masks {
+        let want = reference::correlate_image(img.view(), m.view(), Mode::Zero);
+        for v in image_variants() {
+            let got = gpu.correlate_image(img.view(), m.view(), Options::variant(v)).unwrap();
+            assert_eq!(got, want, "{v}, mask {m:?}");
+        }
+    }
+    let doubled = gpu
+        .correlate_image(img.view(), masks[0].view(), Options::default())
+        .unwrap();
+    assert!(doubled.iter().any(|&p| p == 255) && doubled.iter().any(|&p| p == 10));
+    let halved = gpu
+        .correlate_image(img.view(), masks[2].view(), Options::default())
+        .unwrap();
+    assert_eq!((halved[[0, 1, 0]], halved[[0, 2, 0]]), (2, 4), "2.5 -> 2, 3.5 -> 4");
+    let negated = gpu
+        .correlate_image(img.view(), masks[1].view(), Options::default())
+        .unwrap();
+    assert!(negated.iter().all(|&p| p == 0));
+}
+
+/// An f32 image through the image kernels equals the same pixels as a 3D array under a
+/// (ky, kx, 1) mask through the plain-array kernels, within both tolerances.
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn images_agree_with_the_array_path() {
+    let gpu = gpu();
+    let img = random_image::<f32>((50, 140, 3), 3);
+    let m = random_array((5, 5), 4);
+    for mode in Mode::ALL {
+        let as_image = gpu.correlate_image(img.view(), m.view(), Options::mode(mode)).unwrap();
+        let as_array = gpu
+            .correlate(img.view(), m.view().insert_axis(Axis(2)), Options::mode(mode))
+            .unwrap();
+        let abs = reference::correlate_abs(img.view(), m.view().insert_axis(Axis(2)), mode);
+        for ((a, b), s) in as_image.iter().zip(as_array.iter()).zip(abs.iter()) {
+            let tol = 2.0 * reference::tolerance(*s as f64, m.len());
+            assert!(((a - b).abs() as f64) <= tol, "{mode:?}: image {a}, array {b}");
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn bad_images_and_pitches_are_typed_errors() {
+    let gpu = gpu();
+    let img = random_image::<f32>((10, 20, 3), 5);
+    let m = random_array((3, 3), 6);
+    // Pitch below a row, or not a multiple of the channel size.
+    for pitch in [20 * 3 * 4 - 4, 20 * 3 * 4 + 2] {
+        match gpu.upload_image_pitched(img.view(), pitch) {
+            Err(e @ Error::BadPitch { .. }) => assert!(e.to_string().contains(&pitch.to_string()), "{e}"),
+            Err(e) => panic!("pitch {pitch}: expected BadPitch, got {e}"),
+            Ok(_) => panic!("pitch {pitch}: expected BadPitch, got an image"),
+        }
+    }
+    // Five channels, or none; an empty image.
+    let five = random_image::<u8>((4, 4, 5), 7);
+    assert!(matches!(
+        gpu.correlate_image(five.view(), m.view(), Options::default()),
+        Err(Error::Channels { channels: 5 })
+    ));
+    assert!(matches!(gpu.alloc_image::<u8>(4, 4, 0), Err(Error::EmptyInput)));
+    assert!(matches!(gpu.alloc_image::<f32>(0, 4, 3), Err(Error::EmptyInput)));
+    // Output of another shape or pitch; the output is left alone.
+    let n = gpu.upload_image(img.view()).unwrap();
+    let sentinel = Array3::from_elem((10, 20, 3), 7.0f32);
+    let mut other_pitch = gpu.upload_image_pitched(sentinel.view(), 20 * 3 * 4 + 12).unwrap();
+    assert!(matches!(
+        gpu.correlate_image_device(&n, m.view(), Options::default(), &mut other_pitch),
+        Err(Error::PitchMismatch { .. })
+    ));
+    assert_eq!(
+        other_pitch.to_host().unwrap(),
+        sentinel,
+        "a refused call wrote the output"
+    );
+    let mut other_shape = gpu.alloc_image::<f32>(10, 21, 3).unwrap();
+    assert!(matches!(
+        gpu.correlate_image_device(&n, m.view(), Options::default(), &mut other_shape),
+        Err(Error::ShapeMismatch { .. })
+    ));
+    // Plain-array kernels refuse images and image kernels refuse arrays.
+    assert!(matches!(
+        gpu.correlate_image(img.view(), m.view(), Options::variant(Variant::Conv2dFast)),
+        Err(Error::NotForImages {
+            variant: Variant::Conv2dFast
+        })
+    ));
+    assert!(matches!(
+        gpu.conv(random_array((8, 8), 8).view(), m.view(), Variant::ImageFast),
+        Err(Error::OnlyForImages {
+            variant: Variant::ImageFast
+        })
+    ));
+    // The textbook image kernel keeps zero ghost cells; image_fast stops at radius 4.
+    assert!(matches!(
+        gpu.correlate_image(
+            img.view(),
+            m.view(),
+            Options {
+                variant: Variant::ImageTiled,
+                mode: Mode::Wrap
+            }
+        ),
+        Err(Error::ModeUnsupported { .. })
+    ));
+    assert!(matches!(
+        gpu.correlate_image(
+            img.view(),
+            random_array((11, 11), 9).view(),
+            Options {
+                variant: Variant::ImageFast,
+                mode: Mode::Zero
+            }
+        ),
+        Err(Error::MaskTooLarge {
+            variant: Variant::ImageFast,
+            max: 4,
+            ..
+        })
+    ));
+}
