@@ -152,17 +152,14 @@ impl<T: Pixel> DeviceImage<'_, T> {
     pub fn to_host(&self) -> Result<Array3<T>> {
         let mut out = Array3::from_elem(self.dim(), T::default());
         let host = out.as_slice_mut().expect("a new array is contiguous");
-        let copy = CUDA_MEMCPY2D {
-            srcMemoryType: CUmemorytype::CU_MEMORYTYPE_DEVICE,
-            srcDevice: self.ptr,
-            srcPitch: self.pitch,
-            dstMemoryType: CUmemorytype::CU_MEMORYTYPE_HOST,
-            dstHost: host.as_mut_ptr().cast(),
-            dstPitch: self.row_bytes(),
-            WidthInBytes: self.row_bytes(),
-            Height: self.height,
-            ..zeroed_copy()
-        };
+        let copy = copy_2d(
+            true,
+            host.as_mut_ptr().cast(),
+            self.ptr,
+            self.pitch,
+            self.row_bytes(),
+            self.height,
+        );
         // SAFETY: the source is this image's allocation (height rows of pitch bytes), the
         // destination a host buffer of height · row_bytes bytes; the copy is synchronous.
         check(unsafe { cuMemcpy2D_v2(&copy) }, "cuMemcpy2D", 0)?;
@@ -170,11 +167,34 @@ impl<T: Pixel> DeviceImage<'_, T> {
     }
 }
 
-/// A CUDA_MEMCPY2D with every field zero (no offsets, no arrays).
-fn zeroed_copy() -> CUDA_MEMCPY2D {
-    // SAFETY: CUDA_MEMCPY2D is a plain C struct of integers, pointers and enums whose
-    // zero value is valid (CU_MEMORYTYPE 0 is never read: callers set both types).
-    unsafe { std::mem::zeroed() }
+/// A CUDA_MEMCPY2D with no offsets and no arrays, from host to device memory or back.
+fn copy_2d(
+    from_device: bool,
+    host: *mut std::ffi::c_void,
+    device: CUdeviceptr,
+    device_pitch: usize,
+    row_bytes: usize,
+    height: usize,
+) -> CUDA_MEMCPY2D {
+    let (host_type, device_type) = (CUmemorytype::CU_MEMORYTYPE_HOST, CUmemorytype::CU_MEMORYTYPE_DEVICE);
+    CUDA_MEMCPY2D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcMemoryType: if from_device { device_type } else { host_type },
+        srcHost: host,
+        srcDevice: device,
+        srcArray: std::ptr::null_mut(),
+        srcPitch: if from_device { device_pitch } else { row_bytes },
+        dstXInBytes: 0,
+        dstY: 0,
+        dstMemoryType: if from_device { host_type } else { device_type },
+        dstHost: host,
+        dstDevice: device,
+        dstArray: std::ptr::null_mut(),
+        dstPitch: if from_device { row_bytes } else { device_pitch },
+        WidthInBytes: row_bytes,
+        Height: height,
+    }
 }
 
 /// A driver result as ours; `bytes` names an allocation's size for out-of-memory.
@@ -285,17 +305,15 @@ impl Gpu {
     fn copy_into<T: Pixel>(&self, img: ArrayView3<T>, d: &mut DeviceImage<'_, T>) -> Result<()> {
         let host = img.as_standard_layout();
         let slice = host.as_slice().expect("standard layout is contiguous");
-        let copy = CUDA_MEMCPY2D {
-            srcMemoryType: CUmemorytype::CU_MEMORYTYPE_HOST,
-            srcHost: slice.as_ptr().cast(),
-            srcPitch: d.row_bytes(),
-            dstMemoryType: CUmemorytype::CU_MEMORYTYPE_DEVICE,
-            dstDevice: d.ptr,
-            dstPitch: d.pitch,
-            WidthInBytes: d.row_bytes(),
-            Height: d.height,
-            ..zeroed_copy()
-        };
+        // The driver only reads the host side of a host-to-device copy.
+        let copy = copy_2d(
+            false,
+            slice.as_ptr().cast_mut().cast(),
+            d.ptr,
+            d.pitch,
+            d.row_bytes(),
+            d.height,
+        );
         // SAFETY: the source is a host buffer of height · row_bytes bytes (the image's
         // shape), the destination this image's allocation; the copy is synchronous.
         check(unsafe { cuMemcpy2D_v2(&copy) }, "cuMemcpy2D", 0)

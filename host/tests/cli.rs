@@ -10,8 +10,11 @@ use std::process::{Command, Output};
 /// A command-line argument: a path or a string.
 type Arg<'a> = &'a dyn AsRef<OsStr>;
 
+/// The binary under test: cargo's, or `GPUCONV_BIN` where the test binary was built on
+/// another machine (the GPU run, `cargo xtask device tests`).
 fn gpuconv(args: &[Arg]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gpuconv"))
+    let bin = std::env::var_os("GPUCONV_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_gpuconv").into());
+    Command::new(bin)
         .args(args.iter().map(|a| a.as_ref()))
         .output()
         .expect("the binary runs")

@@ -63,14 +63,17 @@ unsafe fn conv1d_fast<const R: u32>(a: &ConvArgs) {
         buffer_floats(R),
         |t, buf| {
             let (row, tile) = at(t);
+            // Rows of a batch start `len` apart: 16-byte groups only where len % 4 == 0
+            // (the staging's aligned path); one row may take them whatever its length.
+            let row_pitch = if rows > 1 { len } else { (len + 3) & !3 };
             let win = stage::Window {
-                plane: n.wrapping_add(row as usize * len as usize),
-                row_pitch: (len + 3) & !3, // one row: any multiple of 4
+                plane: n,
+                row_pitch,
                 w: len,
-                h: 1,
+                h: rows,
                 channels: 1,
                 gx0: (tile * TILE).wrapping_sub(pad(R)),
-                gy0: 0,
+                gy0: row,
                 sw: buffer_floats(R),
                 sh: 1,
                 mode: a.mode,

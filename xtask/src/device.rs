@@ -265,6 +265,8 @@ pub fn run(parts: &[Part], tools: &[String]) -> Result<()> {
                     println!("----- {}", bin.file_name().unwrap().to_string_lossy());
                     let mut c = Command::new(&bin);
                     c.args(["--include-ignored", "--test-threads=1"]);
+                    // The CLI tests run the bundled binary, not the build machine's path.
+                    c.env("GPUCONV_BIN", std::fs::canonicalize(d.join("gpuconv"))?);
                     ok &= logged(c, &logs.join("tests.log"), |l| {
                         l.starts_with("test result")
                             || l.contains("FAILED")
