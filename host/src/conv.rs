@@ -80,7 +80,9 @@ fn extent(shape: &[usize]) -> Result<[u32; 3]> {
 /// array of shape `shape` under a mask of radii `radius` (x first): what the launch
 /// uses, computed by the family's own function in `layout`.
 pub fn launch_shape(variant: Variant, shape: &[usize], radius: [u32; 3]) -> Result<LaunchShape> {
-    let v = variant.resolve_for(shape.len(), radius, Mode::Zero)?;
+    // A separable variant asked by name is asked for a rank-1 mask.
+    let rank1 = variant.family().is_some_and(|f| f.separable);
+    let v = variant.resolve_mask(shape.len(), radius, rank1, Mode::Zero)?;
     let family = v.family().expect("resolved");
     let problem = Problem {
         extent: extent(shape)?,
@@ -90,12 +92,41 @@ pub fn launch_shape(variant: Variant, shape: &[usize], radius: [u32; 3]) -> Resu
     Ok((family.launch_shape)(&problem)?)
 }
 
-/// A validated mask: its taps in row-major order and its radii.
+/// A validated mask: its taps in row-major order and its radii, and for a 2D mask of
+/// rank 1, its column and row of taps.
 #[derive(Clone, Debug)]
 pub(crate) struct Mask {
     taps: Vec<f32>,
     pub(crate) radius: [u32; 3],
     pub(crate) ndim: usize,
+    /// `(column, row)`: a 2D mask equal, tap by tap within 4 ulps, to column ⊗ row.
+    factors: Option<(Vec<f32>, Vec<f32>)>,
+}
+
+/// The column and row of a 2D mask of rank 1 (`ky` rows of `kx` taps, row-major): its
+/// row through the largest tap, and its column through it divided by that tap; `None`
+/// unless every tap equals their product within 4 ulps (so that filtering along x then
+/// along y stays within the reference's tolerance of the full mask).
+pub fn rank1_factors(taps: &[f32], ky: usize, kx: usize) -> Option<(Vec<f32>, Vec<f32>)> {
+    let (pivot, &big) = taps.iter().enumerate().max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))?;
+    if big == 0.0 || !big.is_finite() {
+        return None;
+    }
+    let (pi, pj) = (pivot / kx, pivot % kx);
+    let row: Vec<f64> = (0..kx).map(|j| taps[pi * kx + j] as f64).collect();
+    let col: Vec<f64> = (0..ky).map(|i| taps[i * kx + pj] as f64 / big as f64).collect();
+    let exact = (0..ky).all(|i| {
+        (0..kx).all(|j| {
+            let m = taps[i * kx + j] as f64;
+            (col[i] * row[j] - m).abs() <= 4.0 * f32::EPSILON as f64 * m.abs()
+        })
+    });
+    exact.then(|| {
+        (
+            col.iter().map(|&c| c as f32).collect(),
+            row.iter().map(|&r| r as f32).collect(),
+        )
+    })
 }
 
 impl Mask {
@@ -107,11 +138,48 @@ impl Mask {
         if flip {
             taps.reverse();
         }
+        let factors = match m.shape() {
+            &[ky, kx] => rank1_factors(&taps, ky, kx),
+            _ => None,
+        };
         Ok(Mask {
             taps,
             radius,
             ndim: m.ndim(),
+            factors,
         })
+    }
+
+    /// The 2D mask `column ⊗ row` of two 1D masks (odd lengths), its factors known.
+    pub(crate) fn separable(column: ArrayView1<f32>, row: ArrayView1<f32>) -> Result<Mask> {
+        let radius = mask_radius(&[column.len(), row.len()])?;
+        let taps = column.iter().flat_map(|&c| row.iter().map(move |&r| c * r)).collect();
+        Ok(Mask {
+            taps,
+            radius,
+            ndim: 2,
+            factors: Some((column.to_vec(), row.to_vec())),
+        })
+    }
+
+    /// Whether the mask is a 2D mask of rank 1 (a separable family can run it).
+    pub(crate) fn rank1(&self) -> bool {
+        self.factors.is_some()
+    }
+
+    /// The row then the column of taps, each centred in `2r+1` (zeros around): what a
+    /// separable family's compiled entry of radius `r` reads.
+    fn separable_taps(&self, r: u32) -> Vec<f32> {
+        let (col, row) = self.factors.as_ref().expect("a separable family runs rank-1 masks");
+        let centred = |v: &Vec<f32>| {
+            let mut out = vec![0.0f32; 2 * r as usize + 1];
+            let off = r as usize - v.len() / 2;
+            out[off..off + v.len()].copy_from_slice(v);
+            out
+        };
+        let mut taps = centred(row);
+        taps.extend(centred(col));
+        taps
     }
 
     /// The taps embedded, centred, in a mask of radius `r` on each of its first `dim`
@@ -189,6 +257,32 @@ impl Gpu {
         self.run(input, &Mask::new(mask, true)?, opts, output)
     }
 
+    /// Correlates a `(height, width)` image with the separable mask `column ⊗ row` given as
+    /// its two 1D masks (odd lengths): filtered along x with `row`, then along y with
+    /// `column`, in one pass where the radius allows (`conv2d_separable`), else as the
+    /// full 2D mask. Ghost cells by `opts.mode`.
+    pub fn correlate_separable(
+        &self,
+        input: ArrayView2<f32>,
+        column: ArrayView1<f32>,
+        row: ArrayView1<f32>,
+        opts: Options,
+    ) -> Result<Array<f32, Ix2>> {
+        self.on_host(input, Mask::separable(column, row)?, opts)
+    }
+
+    /// Device-resident [`Gpu::correlate_separable`].
+    pub fn correlate_separable_device(
+        &self,
+        input: &DeviceArray<'_, Ix2>,
+        column: ArrayView1<f32>,
+        row: ArrayView1<f32>,
+        opts: Options,
+        output: &mut DeviceArray<'_, Ix2>,
+    ) -> Result<Variant> {
+        self.run(input, &Mask::separable(column, row)?, opts, output)
+    }
+
     /// The textbook's convolution (a correlation, ghost cells 0) of `input` with `mask`,
     /// on `variant`: one entry point for 1, 2 and 3 dimensions.
     pub fn conv<D: Dimension>(
@@ -259,7 +353,7 @@ impl Gpu {
     fn on_host<D: Dimension>(&self, input: ArrayView<f32, D>, mask: Mask, opts: Options) -> Result<Array<f32, D>> {
         let dim = input.ndim();
         check_mask_dim(dim, &mask)?;
-        opts.variant.resolve_for(dim, mask.radius, opts.mode)?;
+        opts.variant.resolve_mask(dim, mask.radius, mask.rank1(), opts.mode)?;
         let n = self.upload(input)?;
         let mut p = self.alloc(n.raw_dim())?;
         self.run(&n, &mask, opts, &mut p)?;
@@ -277,7 +371,7 @@ impl Gpu {
     ) -> Result<Variant> {
         let dim = input.shape().len();
         check_mask_dim(dim, mask)?;
-        let v = opts.variant.resolve_for(dim, mask.radius, opts.mode)?;
+        let v = opts.variant.resolve_mask(dim, mask.radius, mask.rank1(), opts.mode)?;
         if input.shape() != output.shape() {
             return Err(Error::ShapeMismatch {
                 input: input.shape().to_vec(),
@@ -318,6 +412,11 @@ impl Gpu {
         // A compiled-radius entry reads a mask of its radius on every axis of its family
         // (a batch's extra axis has radius 0).
         let (taps, radius) = match entry.radius {
+            Some(r) if family.separable => {
+                let mut radius = [0; 3];
+                radius[..family.dim].fill(r);
+                (mask.separable_taps(r), radius)
+            }
             Some(r) if family.pads_mask(mask.radius) => {
                 let mut radius = [0; 3];
                 radius[..family.dim].fill(r);

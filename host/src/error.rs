@@ -69,6 +69,12 @@ pub enum Error {
         /// The output's pitch.
         output: usize,
     },
+    /// A separable variant asked to run a mask that is not of rank 1.
+    #[error("{variant} runs separable (rank-1) masks, a column times a row of taps; this mask is not one (give it as two 1D masks with correlate_separable, or pick another variant)")]
+    NotSeparable {
+        /// The variant asked for.
+        variant: Variant,
+    },
     /// Arrays of a dimension no kernel handles (only 1, 2 and 3).
     #[error("{ndim}-dimensional arrays are not supported: 1D, 2D and 3D only")]
     UnsupportedDimension {

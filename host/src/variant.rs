@@ -82,9 +82,11 @@ const AUTO_ORDER: [&[Variant]; 3] = [
     // 1D at r = 16: tiled is the fastest textbook kernel.
     &[Variant::Conv1dFast, Variant::Conv1dTiled, Variant::Conv1dBasic],
     // A mask one row tall is a batch of 1D filters: conv1d_fast on every row, exact, where
-    // conv2d_fast would pad it square. 2D at r = 4: tiled_in < const < basic < tiled_cached.
+    // conv2d_fast would pad it square. A rank-1 mask runs separable, one pass. 2D at
+    // r = 4: tiled_in < const < basic < tiled_cached.
     &[
         Variant::Conv1dFast,
+        Variant::Conv2dSeparable,
         Variant::Conv2dFast,
         Variant::Conv2dTiledIn,
         Variant::Conv2dConst,
@@ -205,13 +207,22 @@ impl Variant {
     /// order for `dim` that supports the mask and the mode; other variants are checked
     /// and returned as they are.
     pub fn resolve_for(self, dim: usize, radius: [u32; 3], mode: Mode) -> Result<Variant> {
+        self.resolve_mask(dim, radius, false, mode)
+    }
+
+    /// [`Variant::resolve_for`] knowing whether the mask is a 2D mask of rank 1 (which a
+    /// separable family runs, one 1D filter per axis).
+    pub fn resolve_mask(self, dim: usize, radius: [u32; 3], rank1: bool, mode: Mode) -> Result<Variant> {
         if !(1..=3).contains(&dim) {
             return Err(Error::UnsupportedDimension { ndim: dim });
         }
         let order = AUTO_ORDER[dim - 1];
         let fits = |v: &Variant| {
             let f = v.family().expect("concrete");
-            takes(f, dim, radius) && f.check_radius(radius).is_ok() && (mode == Mode::Zero || f.all_modes())
+            takes(f, dim, radius)
+                && (rank1 || !f.separable)
+                && f.check_radius(radius).is_ok()
+                && (mode == Mode::Zero || f.all_modes())
         };
         let v = match self {
             Variant::Auto => match order.iter().copied().find(fits) {
@@ -228,6 +239,9 @@ impl Variant {
         }
         if !takes(f, dim, radius) {
             return Err(Error::WrongDimension { variant: self, dim });
+        }
+        if f.separable && !rank1 {
+            return Err(Error::NotSeparable { variant: v });
         }
         if let Err(limit) = f.check_radius(radius) {
             return Err(Error::MaskTooLarge {

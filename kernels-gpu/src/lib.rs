@@ -32,6 +32,7 @@ pub mod conv1d_tiled_cached;
 pub mod conv2d_basic;
 pub mod conv2d_const;
 pub mod conv2d_fast;
+pub mod conv2d_separable;
 pub mod conv2d_tiled_cached;
 pub mod conv2d_tiled_in;
 pub mod conv3d_basic;

@@ -201,6 +201,24 @@ impl Case {
         let shape: Vec<usize> = self.radius.iter().map(|r| 2 * r + 1).collect();
         random_array(IxDyn(&shape), self.seed.wrapping_add(1))
     }
+    /// A mask of rank 1 of the same shape (2D: a column of taps times a row, multiplied in
+    /// f32 as a user would build it), for the separable families.
+    pub fn rank1_mask(&self) -> ArrayD<f32> {
+        assert_eq!(self.radius.len(), 2, "rank-1 masks are 2D");
+        let (ky, kx) = (2 * self.radius[0] + 1, 2 * self.radius[1] + 1);
+        let col = random_vec(ky, self.seed.wrapping_add(2));
+        let row = random_vec(kx, self.seed.wrapping_add(3));
+        let taps = col.iter().flat_map(|c| row.iter().map(move |r| c * r)).collect();
+        ArrayD::from_shape_vec(IxDyn(&[ky, kx]), taps).expect("shape")
+    }
+    /// The mask `v` takes: rank 1 for a separable family, else [`Case::mask`].
+    pub fn mask_for(&self, v: Variant) -> ArrayD<f32> {
+        if v.family().is_some_and(|f| f.separable) {
+            self.rank1_mask()
+        } else {
+            self.mask()
+        }
+    }
     /// The largest radius.
     pub fn max_radius(&self) -> usize {
         self.radius.iter().copied().max().unwrap_or(0)
@@ -493,7 +511,8 @@ mod tests {
                 assert_eq!((c.shape.len(), c.radius.len()), (dim, dim), "{v}: {c:?}");
                 assert!(c.shape.iter().all(|&s| s >= 1), "{v}: {c:?}");
                 assert!(c.max_radius() <= max, "{v}: {c:?}");
-                v.resolve_for(dim, c.radius_x_first(), Mode::Zero)
+                let rank1 = v.family().unwrap().separable;
+                v.resolve_mask(dim, c.radius_x_first(), rank1, Mode::Zero)
                     .unwrap_or_else(|e| panic!("{v}: {c:?}: {e}"));
                 over += c.shape.iter().all(|&s| s < c.max_radius()) as u32;
                 rect += c.radius.iter().any(|&r| r != c.max_radius()) as u32;

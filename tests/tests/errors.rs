@@ -12,6 +12,12 @@ fn arrays() -> impl Iterator<Item = Variant> {
     Variant::ALL.iter().copied().filter(|v| !v.is_image())
 }
 
+/// `v.resolve` for a mask of radius `r` on every axis, of rank 1 where `v` is separable.
+fn resolve(v: Variant, dim: usize, r: usize) -> gpuconv::Result<Variant> {
+    let rank1 = v.family().is_some_and(|f| f.separable);
+    v.resolve_mask(dim, iso(dim, r as u32), rank1, Mode::Zero)
+}
+
 /// Radii `[r; dim]` x first, 0 past the dimension.
 fn iso(dim: usize, r: u32) -> [u32; 3] {
     let mut a = [0; 3];
@@ -62,9 +68,9 @@ fn resolve_accepts_up_to_max_radius_and_refuses_beyond() {
     for v in arrays() {
         let (max, why) = v.max_radius();
         assert!(!why.is_empty());
-        assert_eq!(v.resolve(v.dim(), 0).unwrap(), v);
-        assert_eq!(v.resolve(v.dim(), max).unwrap(), v, "{v} at its max radius {max}");
-        match v.resolve(v.dim(), max + 1) {
+        assert_eq!(resolve(v, v.dim(), 0).unwrap(), v);
+        assert_eq!(resolve(v, v.dim(), max).unwrap(), v, "{v} at its max radius {max}");
+        match resolve(v, v.dim(), max + 1) {
             Err(Error::MaskTooLarge {
                 variant,
                 radius,
@@ -73,7 +79,7 @@ fn resolve_accepts_up_to_max_radius_and_refuses_beyond() {
             }) => assert_eq!((variant, radius, m, w), (v, max + 1, max, why)),
             other => panic!("{v} radius {}: expected MaskTooLarge, got {other:?}", max + 1),
         }
-        let msg = v.resolve(v.dim(), max + 1).unwrap_err().to_string();
+        let msg = resolve(v, v.dim(), max + 1).unwrap_err().to_string();
         for part in [
             format!("{}", max + 1),
             format!("{max}"),
@@ -127,7 +133,7 @@ fn max_radii_follow_from_constant_and_shared_memory() {
 fn resolve_refuses_the_wrong_dimension() {
     for v in arrays() {
         for dim in (1..=3).filter(|&d| d != v.dim()) {
-            match v.resolve(dim, 1) {
+            match resolve(v, dim, 1) {
                 Err(ref e @ Error::WrongDimension { variant, dim: d }) => {
                     assert_eq!((variant, d), (v, dim));
                     let msg = e.to_string();
@@ -195,6 +201,7 @@ fn resolve_auto_follows_the_measured_order() {
 #[test]
 fn textbook_variants_refuse_other_ghost_cell_modes() {
     for v in arrays().filter(|v| !v.all_modes()) {
+        // (separable families implement every mode)
         let r = iso(v.dim(), 1);
         assert_eq!(v.resolve_for(v.dim(), r, Mode::Zero).unwrap(), v);
         match v.resolve_for(v.dim(), r, Mode::Reflect) {
@@ -298,6 +305,10 @@ fn outputs_per_block(v: Variant, r: u32) -> [usize; 3] {
         Variant::Conv3dFast => {
             use fam::conv3d_fast::*;
             [TILE_W as usize, tile_h(r) as usize, CHUNK_Z as usize]
+        }
+        Variant::Conv2dSeparable => {
+            use fam::conv2d_separable::*;
+            [TILE_W as usize, CHUNK as usize, 1]
         }
         // conv2d_fast numbers its tiles in one grid axis; checked below.
         v => panic!("{v}: no per-axis tile"),
@@ -515,7 +526,13 @@ fn mask_too_large_for_the_variant() {
             continue; // the basic kernels: a mask past 32-bit indexing is gigabytes
         }
         let n = random_array(IxDyn(&vec![6; dim]), 7);
-        let m = random_array(IxDyn(&vec![2 * (max + 1) + 1; dim]), 9);
+        let k = 2 * (max + 1) + 1;
+        let m = if v.family().unwrap().separable {
+            // A rank-1 mask, so that the radius is what is refused.
+            ndarray::Array2::from_elem((k, k), 0.5f32).into_dyn()
+        } else {
+            random_array(IxDyn(&vec![k; dim]), 9)
+        };
         let r = gpu.conv(n.view(), m.view(), v);
         match r {
             Err(Error::MaskTooLarge {

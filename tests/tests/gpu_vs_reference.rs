@@ -23,7 +23,7 @@ fn prop(v: Variant) {
     let gpu = gpu();
     let mut runner = TestRunner::new(proptest_config(CASES));
     let result = runner.run(&(case_for(v), mode_for(v)), |(c, mode): (Case, Mode)| {
-        let (n, m) = (c.input(), c.mask());
+        let (n, m) = (c.input(), c.mask_for(v));
         let got = gpu
             .correlate(n.view(), m.view(), Options { variant: v, mode })
             .map_err(|e| TestCaseError::fail(format!("{v} {mode:?} returned an error: {e}")))?;
@@ -108,6 +108,7 @@ variant_proptests! {
     conv2d_tiled_in => Variant::Conv2dTiledIn,
     conv2d_tiled_cached => Variant::Conv2dTiledCached,
     conv2d_fast => Variant::Conv2dFast,
+    conv2d_separable => Variant::Conv2dSeparable,
     conv3d_basic => Variant::Conv3dBasic,
     conv3d_const => Variant::Conv3dConst,
     conv3d_tiled_in => Variant::Conv3dTiledIn,
@@ -537,4 +538,62 @@ fn batches_filter_every_slice_on_its_own() {
             }
         }
     }
+}
+
+// ---------------------------------------------------------------- separable masks
+
+/// Rank-1 masks run separable, one pass: given as two 1D masks (`correlate_separable`),
+/// or detected in a 2D mask built as their product, which `Auto` then runs on
+/// `conv2d_separable`; rectangular ones and every mode too. A mask that is not of rank 1
+/// is refused by the separable variant and runs elsewhere under `Auto`.
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn rank1_masks_run_separable_given_or_detected() {
+    let gpu = gpu();
+    let n = random_array((300, 257), 130);
+    for (i, (ky, kx)) in [(5usize, 5usize), (3, 9), (17, 17), (65, 65), (33, 1)]
+        .into_iter()
+        .enumerate()
+    {
+        let col = random_array(ky, 140 + i as u64);
+        let row = random_array(kx, 150 + i as u64);
+        let full = ndarray::Array2::from_shape_fn((ky, kx), |(y, x)| col[y] * row[x]);
+        for mode in Mode::ALL {
+            let given = gpu
+                .correlate_separable(n.view(), col.view(), row.view(), Options::mode(mode))
+                .unwrap();
+            let detected = gpu.correlate(n.view(), full.view(), Options::mode(mode)).unwrap();
+            for (what, got) in [("given", &given), ("detected", &detected)] {
+                if let Err(e) = check_against_reference(got.view(), n.view(), full.view(), mode) {
+                    panic!("{ky}x{kx} {what} {mode:?}: {e}");
+                }
+            }
+        }
+        let dn = gpu.upload(n.view()).unwrap();
+        let mut dp = gpu.alloc(dn.raw_dim()).unwrap();
+        let ran = gpu.conv_device(&dn, full.view(), Variant::Auto, &mut dp).unwrap();
+        let expected = if ky == 1 || kx == 1 {
+            [Variant::Conv1dFast, Variant::Conv2dSeparable]
+        } else {
+            [Variant::Conv2dSeparable; 2]
+        };
+        assert!(
+            expected.contains(&ran) || (ky == 33 && ran == Variant::Conv2dSeparable),
+            "{ky}x{kx} ran {ran}"
+        );
+    }
+    let not_rank1 = random_array((5, 5), 160);
+    assert!(matches!(
+        gpu.conv(n.view(), not_rank1.view(), Variant::Conv2dSeparable),
+        Err(gpuconv::Error::NotSeparable { .. })
+    ));
+    let dn = gpu.upload(n.view()).unwrap();
+    let mut dp = gpu.alloc(dn.raw_dim()).unwrap();
+    assert_eq!(
+        gpu.conv_device(&dn, not_rank1.view(), Variant::Auto, &mut dp).unwrap(),
+        Variant::Conv2dFast
+    );
 }

@@ -61,6 +61,7 @@ pub const FAMILY: Family = Family {
     batch: true,
     image: false,
     compiled_channels: None,
+    separable: false,
     launch_shape,
     summary: "ours: compile-time radius, 4 outputs per thread, cp.async staging",
 };

@@ -95,6 +95,7 @@ pub const FAMILY: Family = Family {
     batch: false,
     image: false,
     compiled_channels: None,
+    separable: false,
     launch_shape,
     summary: "ours: compile-time radius, planes streamed along depth through a shared ring",
 };

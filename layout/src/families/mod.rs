@@ -33,6 +33,8 @@ macro_rules! with_families {
             conv2d_tiled_cached => Conv2dTiledCached,
             /// 2D, fastest: compile-time radius, register-blocked outputs from a shared tile.
             conv2d_fast => Conv2dFast,
+            /// 2D rank-1 (separable) masks, one pass: row and column filters, the intermediate kept on chip.
+            conv2d_separable => Conv2dSeparable,
             /// 3D, one thread per output, mask by pointer.
             conv3d_basic => Conv3dBasic,
             /// 3D, mask in the `__constant__` symbol `MASK_3D`.

@@ -1,0 +1,210 @@
+//! Separable (rank-1) 2D masks in one pass: compile-time radius, one entry point per
+//! radius. The mask arrives as its row of taps and its column of taps (`MASK_1D[0..2R+1]`
+//! and `MASK_1D[2R+1..4R+2]`).
+//!
+//! A block owns a 128-column strip and a chunk of rows, and walks down it in steps of 32
+//! rows. Each step (1) takes the 32 input rows that arrived in shared memory (16-byte
+//! `cp.async`, issued a step ahead through the mode-aware staging), (2) filters them
+//! along x into the ring of filtered rows (each thread 4 columns from a register window,
+//! `2R+1` FFMAs per output with the taps as constant-bank operands), and (3) filters
+//! the ring along y into 32 output rows, `2R` steps behind (each thread 16 rows of one
+//! column). Every output costs `2(2R+1)` FMAs; the intermediate stays in shared memory.
+//! Geometry: `layout::families::conv2d_separable`.
+use crate::device::*;
+use crate::stage;
+use layout::families::conv2d_separable::{
+    input_floats, lag, min_blocks, pad, ring_rows, staged_w, CHUNK, COL_Y, ROW_X, STEP, THREADS, TILE_W,
+};
+
+/// Threads that share a row in the row pass, and rows they filter at once.
+const ROW_THREADS: u32 = TILE_W / ROW_X;
+const ROWS_AT_ONCE: u32 = THREADS / ROW_THREADS;
+
+const _: () = assert!(ROW_X == 4 && THREADS.is_multiple_of(TILE_W) && STEP == (THREADS / TILE_W) * COL_Y);
+
+/// Filters the 32 staged input rows at `inb` along x into ring rows `first..first+32`.
+///
+/// # Safety
+/// `inb` is a staged buffer (`input_floats(R)`); `ring` holds `ring_rows(R)` rows of
+/// `TILE_W` floats.
+#[inline(always)]
+unsafe fn row_pass<const R: u32>(inb: *const f32, ring: *mut f32, first: u32) {
+    let tid = thread_x();
+    let (col, r0) = (ROW_X * (tid % ROW_THREADS), tid / ROW_THREADS);
+    let win = (ROW_X + 2 * pad(R)) as usize;
+    // Rolled for large radii: unrolled, several rows' windows would be live at once.
+    let passes = if R <= 8 {
+        STEP / ROWS_AT_ONCE
+    } else {
+        core::hint::black_box(STEP / ROWS_AT_ONCE)
+    };
+    for it in 0..passes {
+        let row = r0 + it * ROWS_AT_ONCE;
+        let src = inb.wrapping_add((row * staged_w(R) + col) as usize);
+        let mut v = [0.0f32; 72];
+        for c in 0..win / 4 {
+            // SAFETY: inside the staged row (col + win <= staged_w), 16-byte aligned.
+            let f = unsafe { *(src.add(4 * c) as *const F4) };
+            v[4 * c..4 * c + 4].copy_from_slice(&f.0);
+        }
+        let mut acc = [0.0f32; ROW_X as usize];
+        for j in 0..2 * R + 1 {
+            let m = Mask1d::get(j);
+            for q in 0..ROW_X {
+                acc[q as usize] = fma(m, v[(pad(R) - R + j + q) as usize], acc[q as usize]);
+            }
+        }
+        let dst = ring.wrapping_add((((first + row) % ring_rows(R)) * TILE_W + col) as usize);
+        // SAFETY: a ring row's 4 floats, 16-byte aligned.
+        unsafe { *(dst as *mut F4) = F4(acc) };
+    }
+}
+
+/// Filters the ring along y into output rows `y .. y+32` of the strip at `x0` (filtered
+/// row `first` is input row `y - R`), and stores them.
+///
+/// # Safety
+/// `ring` holds the filtered rows `first .. first + 32 + 2R`; `p` holds `w·h` floats.
+#[inline(always)]
+unsafe fn column_pass<const R: u32>(
+    ring: *const f32,
+    first: u32,
+    p: *mut f32,
+    (w, h): (u32, u32),
+    (x0, y): (u32, u32),
+    last: u32,
+) {
+    let tid = thread_x();
+    let (col, rg) = (tid % TILE_W, tid / TILE_W);
+    let mut acc = [0.0f32; COL_Y as usize];
+    // The ring row of tap 0 of this thread's first output; rows wrap at most once.
+    let mut rr = (first + rg * COL_Y) % ring_rows(R);
+    for i in 0..COL_Y + 2 * R {
+        // SAFETY: a float of a ring row.
+        let v = unsafe { *ring.add((rr * TILE_W + col) as usize) };
+        for q in 0..COL_Y {
+            if i >= q && i - q <= 2 * R {
+                acc[q as usize] = fma(Mask1d::get(2 * R + 1 + i - q), v, acc[q as usize]);
+            }
+        }
+        rr += 1;
+        if rr == ring_rows(R) {
+            rr = 0;
+        }
+    }
+    let x = x0 + col;
+    for q in 0..COL_Y {
+        let yo = y + rg * COL_Y + q;
+        if x < w && yo < h && yo < last {
+            // SAFETY: inside P.
+            unsafe { store_global(p.wrapping_add((yo * w + x) as usize), acc[q as usize]) };
+        }
+    }
+}
+
+/// # Safety
+/// `a.input`, `a.output` hold `w·h` floats; `MASK_1D` holds the row taps then the column
+/// taps, `2R+1` each; launched as `layout::families::conv2d_separable` says.
+#[inline(always)]
+unsafe fn separable<const R: u32>(a: &ConvArgs) {
+    let (n, p) = (input(a), output(a));
+    let [w, h, _] = a.extent;
+    let tid = thread_x();
+    let (x0, y0) = (block_x() * TILE_W, block_y() * CHUNK);
+    let last = (y0 + CHUNK).min(h);
+    let steps = (last - y0).div_ceil(STEP) + lag(R);
+    let s = shared_f32();
+    let ring = s.wrapping_add(2 * input_floats(R) as usize);
+    let base = shared_addr(s);
+    // Step k's input rows are y0 - R + 32k .., filtered into ring rows 32k ...
+    let stage_step = |k: u32| {
+        let win = stage::Window {
+            plane: n,
+            row_pitch: w,
+            w,
+            h,
+            channels: 1,
+            gx0: x0.wrapping_sub(pad(R)),
+            gy0: (y0 + k * STEP).wrapping_sub(R),
+            sw: staged_w(R),
+            sh: STEP,
+            mode: a.mode,
+            fill: a.fill,
+            ghost: false,
+        };
+        // SAFETY: the kernel's contract covers the input; buffer k % 2 holds
+        // input_floats(R) = sw·sh floats; x0 and the pad are multiples of 4.
+        unsafe { stage::window(win, base + 4 * input_floats(R) * (k % 2), tid, THREADS) }
+    };
+    stage_step(0);
+    cp_async_commit();
+    for k in 0..steps {
+        if k + 1 < steps {
+            stage_step(k + 1); // into the buffer step k - 1 read: freed by its barrier
+        }
+        cp_async_commit();
+        cp_async_wait::<1>(); // this thread's copies of step k landed
+        sync_threads(); // ... and everyone's; the ring rows step k overwrites are read
+        let inb = s.wrapping_add((input_floats(R) * (k % 2)) as usize);
+        // SAFETY: buffer k % 2 holds step k's rows; the ring is inside the launch's memory.
+        unsafe { row_pass::<R>(inb, ring, k * STEP) };
+        sync_threads(); // the filtered rows are in the ring
+        if k >= lag(R) {
+            let o = k - lag(R);
+            // SAFETY: the ring holds filtered rows 32·o .. 32·o + 32 + 2R (lag(R) steps
+            // of 32 rows cover 2R); the kernel's contract covers p.
+            unsafe { column_pass::<R>(ring, o * STEP, p, (w, h), (x0, y0 + o * STEP), last) };
+        }
+    }
+}
+
+/// Entries and their launch bounds: 256 threads, `min_blocks(R)` blocks per SM.
+macro_rules! entries {
+    ($($name:ident = $r:literal),* $(,)?) => {$(
+        crate::launch_bounds!($name, THREADS, min_blocks($r));
+        /// `conv2d_separable` at a fixed radius.
+        ///
+        /// # Safety
+        /// As `separable`, for masks of this radius.
+        #[no_mangle]
+        pub unsafe extern "gpu-kernel" fn $name(a: ConvArgs) {
+            // SAFETY: forwarded from the entry's contract.
+            unsafe { separable::<$r>(&a) }
+        }
+    )*};
+}
+entries!(
+    conv2d_separable_r0 = 0,
+    conv2d_separable_r1 = 1,
+    conv2d_separable_r2 = 2,
+    conv2d_separable_r3 = 3,
+    conv2d_separable_r4 = 4,
+    conv2d_separable_r5 = 5,
+    conv2d_separable_r6 = 6,
+    conv2d_separable_r7 = 7,
+    conv2d_separable_r8 = 8,
+    conv2d_separable_r9 = 9,
+    conv2d_separable_r10 = 10,
+    conv2d_separable_r11 = 11,
+    conv2d_separable_r12 = 12,
+    conv2d_separable_r13 = 13,
+    conv2d_separable_r14 = 14,
+    conv2d_separable_r15 = 15,
+    conv2d_separable_r16 = 16,
+    conv2d_separable_r17 = 17,
+    conv2d_separable_r18 = 18,
+    conv2d_separable_r19 = 19,
+    conv2d_separable_r20 = 20,
+    conv2d_separable_r21 = 21,
+    conv2d_separable_r22 = 22,
+    conv2d_separable_r23 = 23,
+    conv2d_separable_r24 = 24,
+    conv2d_separable_r25 = 25,
+    conv2d_separable_r26 = 26,
+    conv2d_separable_r27 = 27,
+    conv2d_separable_r28 = 28,
+    conv2d_separable_r29 = 29,
+    conv2d_separable_r30 = 30,
+    conv2d_separable_r31 = 31,
+    conv2d_separable_r32 = 32,
+);

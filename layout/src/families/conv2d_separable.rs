@@ -1,0 +1,106 @@
+//! `conv2d_separable` (kernels-gpu/src/conv2d_separable.rs): rank-1 2D masks (a column
+//! of taps times a row of taps), one pass. A block owns a 128-column strip and walks
+//! down a chunk of rows: input rows stream into shared memory with 16-byte `cp.async`,
+//! the row pass writes 32 filtered rows per step into a ring of shared rows, and the
+//! column pass sums the ring's rows into 32 output rows. Each output costs `2(2r+1)`
+//! FMAs, and the intermediate never leaves the chip.
+use crate::shape::{blocks, MAX_GRID_X, MAX_GRID_YZ};
+use crate::{masks, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
+
+/// Threads per block.
+pub const THREADS: u32 = 256;
+/// Columns of a strip.
+pub const TILE_W: u32 = 128;
+/// Rows a step filters (row pass) and outputs (column pass).
+pub const STEP: u32 = 32;
+/// Output rows a block computes, walking down its strip.
+pub const CHUNK: u32 = 512;
+/// Columns a thread filters in the row pass (one F4: a warp's 16-byte shared loads of a
+/// row are contiguous, free of bank conflicts).
+pub const ROW_X: u32 = 4;
+/// Output rows a thread sums in the column pass (one column: a warp reads 32
+/// consecutive floats of a ring row).
+pub const COL_Y: u32 = 16;
+/// Largest compiled radius.
+pub const MAX_RADIUS: u32 = 32;
+
+/// Halo columns staged on each side: `r` rounded up to whole F4s.
+#[inline]
+pub const fn pad(r: u32) -> u32 {
+    r.div_ceil(4) * 4
+}
+
+/// Width of a staged input row: the strip and its halos.
+#[inline]
+pub const fn staged_w(r: u32) -> u32 {
+    TILE_W + 2 * pad(r)
+}
+
+/// Steps the outputs lag behind the row pass: a step's outputs need `r` filtered rows
+/// past them.
+#[inline]
+pub const fn lag(r: u32) -> u32 {
+    (2 * r).div_ceil(STEP)
+}
+
+/// Filtered rows the ring holds: those a step's outputs read and the step being filtered.
+#[inline]
+pub const fn ring_rows(r: u32) -> u32 {
+    (lag(r) + 1) * STEP
+}
+
+/// Shared floats of one staged input buffer.
+#[inline]
+pub const fn input_floats(r: u32) -> u32 {
+    STEP * staged_w(r)
+}
+
+/// Shared floats a block needs: two input buffers (one filtered while the next streams
+/// in) and the ring.
+#[inline]
+pub const fn shared_floats(r: u32) -> u32 {
+    2 * input_floats(r) + ring_rows(r) * TILE_W
+}
+
+/// Blocks per SM the launch bounds ask for.
+#[inline]
+pub const fn min_blocks(r: u32) -> u32 {
+    if r <= 8 {
+        3
+    } else {
+        2
+    }
+}
+
+/// The table row.
+pub const FAMILY: Family = Family {
+    name: "conv2d_separable",
+    dim: 2,
+    mask: MaskLoc::Const(masks::MASK_1D),
+    radii: Radii::Compiled { max: MAX_RADIUS },
+    params: crate::ParamList::Conv,
+    tile_limit: (u32::MAX, ""),
+    modes: crate::family::Modes::All,
+    batch: false,
+    image: false,
+    compiled_channels: None,
+    separable: true,
+    launch_shape,
+    summary: "ours: rank-1 masks in one pass, row and column filters, the intermediate in a shared ring",
+};
+
+/// One block per (128-column strip, chunk of 512 rows).
+fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
+    let r = p.max_radius();
+    let [w, h, _] = p.extent;
+    Ok(LaunchShape {
+        grid: (
+            blocks(w as usize, TILE_W as usize, MAX_GRID_X)?,
+            blocks(h as usize, CHUNK as usize, MAX_GRID_YZ)?,
+            1,
+        ),
+        block: (THREADS, 1, 1),
+        shared_bytes: shared_floats(r) * 4,
+        persistent: false,
+    })
+}
