@@ -2,12 +2,13 @@
 //! 2D and 3D, one loop): GPU time from CUDA events around `iters` back-to-back launches
 //! (`iter_custom`), so host overhead between launches is hidden as it would be in a
 //! pipeline. Sides are halved to keep a full run short; `GPUCONV_BENCH_FULL=1` uses the
-//! roofline report's full sizes. Bench ids: `conv{d}d_{size}_r{r}/{variant}`.
+//! roofline report's full sizes. Bench ids: `conv{d}d_{size}_r{r}/{variant}`, and the
+//! separable and 3-channel image cases of the roofline report.
 //!
 //! `cargo bench -p gpuconv-benches --bench variants`
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use cust::event::{Event, EventFlags};
-use gpuconv::{Error, Gpu, Variant};
+use gpuconv::{Error, Gpu, Options, Variant};
 use gpuconv_benches as b;
 use std::time::Duration;
 
@@ -59,6 +60,69 @@ fn benches(c: &mut Criterion) {
             }
             g.finish();
         }
+    }
+    separable(c, &gpu, 8192 / scale);
+    images::<f32>(c, &gpu, 8192 / scale, "f32");
+    images::<u8>(c, &gpu, 8192 / scale, "u8");
+}
+
+/// Rank-1 masks given as two 1D masks, r = 2..32: `separable_{side}x{side}_r{r}/{variant}`.
+fn separable(c: &mut Criterion, gpu: &Gpu, side: usize) {
+    let n = gpu
+        .upload(
+            b::input(&[side, side])
+                .into_dimensionality::<ndarray::Ix2>()
+                .expect("2D")
+                .view(),
+        )
+        .expect("upload");
+    let mut p = gpu.alloc(n.raw_dim()).expect("alloc");
+    for r in [2usize, 4, 8, 16, 32] {
+        let k = 2 * r + 1;
+        let taps = ndarray::Array1::from_elem(k, 1.0 / k as f32);
+        let mut g = c.benchmark_group(format!("separable_{side}x{side}_r{r}"));
+        g.throughput(Throughput::Bytes(2 * (side * side * 4) as u64));
+        for v in [Variant::Auto, Variant::Conv2dSeparable] {
+            g.bench_function(BenchmarkId::from_parameter(v.name()), |bn| {
+                bn.iter_custom(|iters| {
+                    gpu_time(gpu, iters, || {
+                        gpu.correlate_separable_device(&n, taps.view(), taps.view(), Options::variant(v), &mut p)
+                            .expect("launch");
+                    })
+                })
+            });
+        }
+        g.finish();
+    }
+}
+
+/// 3-channel interleaved images, r = 1..4: `image_{pixel}_{side}x{side}x3_r{r}/{variant}`.
+fn images<T: gpuconv::Pixel>(c: &mut Criterion, gpu: &Gpu, side: usize, pixel: &str) {
+    let img = ndarray::Array3::from_elem((side, side, 3), T::from_f32(7.0));
+    let n = gpu.upload_image(img.view()).expect("upload");
+    let mut p = gpu.alloc_image::<T>(side, side, 3).expect("alloc");
+    for r in 1..=4usize {
+        let m = b::mask(2, r).into_dimensionality::<ndarray::Ix2>().expect("2D");
+        let mut g = c.benchmark_group(format!("image_{pixel}_{side}x{side}x3_r{r}"));
+        g.throughput(Throughput::Bytes(
+            2 * (side * side * 3 * std::mem::size_of::<T>()) as u64,
+        ));
+        for v in std::iter::once(Variant::Auto).chain(Variant::IMAGES) {
+            if v.resolve_image([r as u32, r as u32, 0], 3, gpuconv::Mode::Zero)
+                .is_err()
+            {
+                continue;
+            }
+            g.bench_function(BenchmarkId::from_parameter(v.name()), |bn| {
+                bn.iter_custom(|iters| {
+                    gpu_time(gpu, iters, || {
+                        gpu.correlate_image_device(&n, m.view(), Options::variant(v), &mut p)
+                            .expect("launch");
+                    })
+                })
+            });
+        }
+        g.finish();
     }
 }
 

@@ -29,6 +29,9 @@ pub enum Part {
     Criterion,
     /// The peers (CUDA C++, NPP, cuDNN, CuPy) on the same GPU, in the same run.
     Peers,
+    /// Nsight Compute on the kernels `--ncu-kernels` names (a regex), from a roofline run
+    /// of the variants `--ncu-only` names: evidence for a miss.
+    Ncu,
 }
 
 /// The sanitizer tools, and the summary line each prints.
@@ -241,7 +244,7 @@ pub fn sanitizer_clean(log: &str) -> bool {
 
 /// `xtask device PART...`: runs the parts from the bundle (the working directory holds
 /// `.dc1/`), logs in `$OUT`; fails if any part failed.
-pub fn run(parts: &[Part], tools: &[String]) -> Result<()> {
+pub fn run(parts: &[Part], tools: &[String], ncu: (&str, &str)) -> Result<()> {
     let d = PathBuf::from(BUNDLE);
     let logs = log_dir();
     fs::create_dir_all(&logs)?;
@@ -309,7 +312,41 @@ pub fn run(parts: &[Part], tools: &[String]) -> Result<()> {
                 ok
             }
             Part::Main => logged(Command::new(d.join("gpuconv")), &logs.join("main.log"), |_| true)?,
-            Part::Roofline => logged(Command::new(d.join("roofline")), &logs.join("roofline.log"), |_| true)?,
+            Part::Roofline => {
+                let mut c = Command::new(d.join("roofline"));
+                c.arg("--chart").arg(logs.join("roofline.svg"));
+                // Beside the peers of the same run, when they ran first.
+                if logs.join("peers.log").exists() {
+                    c.arg("--peers").arg(logs.join("peers.log"));
+                }
+                logged(c, &logs.join("roofline.log"), |_| true)?
+            }
+            Part::Ncu => {
+                let mut c = Command::new("ncu");
+                c.args([
+                    "--section",
+                    "SpeedOfLight",
+                    "--section",
+                    "Occupancy",
+                    "--section",
+                    "LaunchStats",
+                ])
+                .args([
+                    "--section",
+                    "SchedulerStats",
+                    "--section",
+                    "WarpStateStats",
+                    "--section",
+                    "InstructionStats",
+                ])
+                .args(["--section", "MemoryWorkloadAnalysis", "-c", "12", "-k"])
+                .arg(format!("regex:{}", ncu.0))
+                .arg(d.join("roofline"))
+                .args(["--reps", "1", "--no-tables", "--only", ncu.1, "--chart", "/tmp/ncu.svg"]);
+                logged(c, &logs.join("ncu.log"), |l| {
+                    l.contains("==PROF==") || l.contains("Duration") || l.contains("Throughput")
+                })?
+            }
             Part::Criterion => {
                 let mut c = Command::new(d.join("criterion_variants"));
                 c.arg("--bench");

@@ -40,6 +40,12 @@ enum Task {
         /// initcheck; all if none given).
         #[arg(long, value_delimiter = ',')]
         tools: Vec<String>,
+        /// `ncu`: the kernels to profile (a regex of entry names).
+        #[arg(long, default_value = "conv2d_fast_r4|conv3d_fast_r2")]
+        ncu_kernels: String,
+        /// `ncu`: the variants the roofline run times (a substring of their names).
+        #[arg(long, default_value = "fast")]
+        ncu_only: String,
     },
     /// clippy on the device crate for nvptx64, warnings denied.
     ClippyDevice(ArchArg),
@@ -75,7 +81,12 @@ fn run(cli: Cli) -> Result<()> {
         }
         Task::ClippyDevice(a) => ptx::clippy(&root, &a.arch),
         Task::Bundle => device::bundle(&root),
-        Task::Device { parts, tools } => device::run(&parts, &tools),
+        Task::Device {
+            parts,
+            tools,
+            ncu_kernels,
+            ncu_only,
+        } => device::run(&parts, &tools, (&ncu_kernels, &ncu_only)),
         Task::Ci(a) => {
             let path = ptx::build_and_check(&root, &a.arch)?;
             ptxas::run(&path, &a.arch)?;

@@ -1,13 +1,21 @@
-//! The roofline report: every variant on the issues' benchmark cases (1D, 2D and 3D, one
-//! loop), timed with CUDA events (median after warm-up), next to two limits measured in
-//! the same run: a device-to-device copy of the same bytes (memory) and the GPU's fp32
-//! FMA rate (compute, `(2r+1)^d` FMAs per output). Outputs are spot-checked against the
-//! CPU reference.
+//! The roofline report: every variant on the issues' benchmark cases, timed with CUDA
+//! events (median after warm-up), next to two limits measured in the same run: a
+//! device-to-device copy of the same bytes (memory) and the GPU's fp32 FMA rate
+//! (compute). Outputs are spot-checked against the CPU reference. Sections:
+//! - plain arrays: 1D 2^28, 2D 8192², 3D 512³ (every variant);
+//! - separable masks, 8192², r = 2..32 (FMA limit: 2(2r+1) per output);
+//! - 3-channel interleaved images 8192², u8 and f32, r = 1..4;
+//! - every ghost-cell mode against zero, for each fast family;
+//! - a batch of images (one launch) against one call per image;
+//! - the peers' lines of the same run (`--peers`), side by side, and a chart.
 //!
-//! `cargo run --release -p gpuconv-benches --bin roofline`
+//! `cargo run --release -p gpuconv-benches --bin roofline -- [--peers peers.log]`
 use clap::Parser;
-use gpuconv::{Error, Gpu, Mode, Variant};
+use gpuconv::{Error, Gpu, Mode, Options, Variant};
 use gpuconv_benches as b;
+use ndarray::{Array2, Array3, ArrayView2, Axis};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 /// Roofline report of every convolution variant on the H200 benchmark cases.
 #[derive(Parser)]
@@ -25,10 +33,29 @@ struct Args {
     /// Target: time at most this multiple of the roofline limit.
     #[arg(long, default_value_t = 1.25)]
     target: f64,
+    /// The peers' output of the same run (`peer=NAME dim=D n=SIZE r=R us=T ...` lines).
+    #[arg(long)]
+    peers: Option<PathBuf>,
+    /// Where to draw the chart (SVG).
+    #[arg(long, default_value = "roofline.svg")]
+    chart: PathBuf,
+    /// Skip the modes and batch tables (profiling runs).
+    #[arg(long)]
+    no_tables: bool,
+}
+
+/// What a case is, for matching with the peers' lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    General,
+    Separable,
+    ImageF32,
+    ImageU8,
 }
 
 /// One timed case: the row of the report.
 struct Row {
+    kind: Kind,
     variant: &'static str,
     dim: usize,
     size: String,
@@ -48,7 +75,7 @@ impl Row {
         let x = self.us / self.limit_us();
         let verdict = if x <= target { "meets" } else { "misses" };
         println!(
-            "{:<20} {} {:>12} {:>3} {:>10.1} {:>7.0} {:>9.1} {:>9.1} {:>6.2} {:>6} {:>6.0}% {}",
+            "{:<20} {} {:>14} {:>3} {:>10.1} {:>7.0} {:>9.1} {:>9.1} {:>6.2} {:>6} {:>6.0}% {}",
             self.variant,
             self.dim,
             self.size,
@@ -63,6 +90,35 @@ impl Row {
             self.check
         );
     }
+}
+
+/// A verdict string from a spot check.
+fn verdict((pts, err, bad): (usize, f64, usize)) -> (String, bool) {
+    let v = if bad == 0 { "ok" } else { "FAIL" };
+    (format!("{v} {pts} pts, max err {err:.1e}"), bad == 0)
+}
+
+/// Spot checks of an image result against the f64 reference: sampled pixels of every
+/// channel, within tolerance (u8: within half a step more).
+fn spot_check_image<T: gpuconv::Pixel>(got: &Array3<T>, img: &Array3<T>, m: ArrayView2<f32>) -> (usize, f64, usize) {
+    let f = img.mapv(T::to_f32).into_dyn();
+    let m3 = m.insert_axis(Axis(2)).into_dyn();
+    let pts = b::sample_points(f.shape(), m.nrows() / 2, 20_000);
+    let (mut max_err, mut bad) = (0.0f64, 0);
+    let slack = if matches!(T::KIND, gpuconv::PixelKind::U8) {
+        0.5
+    } else {
+        0.0
+    };
+    for p in &pts {
+        let (want, abs) = gpuconv::reference::correlate_at(f.view(), m3.view(), Mode::Zero, p);
+        let want = if slack > 0.0 { want.clamp(0.0, 255.0) } else { want };
+        let err = (got[[p[0], p[1], p[2]]].to_f32() as f64 - want).abs();
+        max_err = max_err.max(err);
+        let within = err <= slack + gpuconv::reference::tolerance(abs, m.len());
+        bad += usize::from(!within);
+    }
+    (pts.len(), max_err, bad)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -94,6 +150,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let mut rows = Vec::new();
     let mut failures = 0;
+    let wanted = |v: Variant| v.name().contains(&a.only);
+
+    // ---- plain arrays, 1D/2D/3D
     for case in b::cases(a.scale) {
         let dim = case.dim();
         let n = b::input(&case.shape);
@@ -110,16 +169,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let m = b::mask(dim, r);
             let fma_us = (case.len() * m.len()) as f64 / fma_per_us;
             for v in std::iter::once(Variant::Auto).chain(Variant::all_of_dim(dim)) {
-                if !v.name().contains(&a.only) || v.resolve(dim, r).is_err() {
+                if !wanted(v) || v.resolve(dim, r).is_err() {
                     continue;
                 }
                 let us = gpu.median_us(3, a.reps, || {
                     gpu.conv_device(&d_in, m.view(), v, &mut d_out).map(|_| ())
                 })?;
-                let (pts, err, bad) = b::spot_check(d_out.to_host()?.view(), n.view(), m.view(), Mode::Zero);
-                failures += usize::from(bad > 0);
-                let verdict = if bad == 0 { "ok" } else { "FAIL" };
+                let (check, ok) = verdict(b::spot_check(d_out.to_host()?.view(), n.view(), m.view(), Mode::Zero));
+                failures += usize::from(!ok);
                 rows.push(Row {
+                    kind: Kind::General,
                     variant: v.name(),
                     dim,
                     size: case.size(),
@@ -128,14 +187,67 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     bytes,
                     copy_us,
                     fma_us,
-                    check: format!("{verdict} {pts} pts, max err {err:.1e}"),
+                    check,
                 });
             }
         }
     }
 
+    // ---- separable masks, 8192², r = 2..32: given as two 1D masks
+    let side = 8192 / a.scale;
+    let n2 = b::input(&[side, side]).into_dimensionality::<ndarray::Ix2>()?;
+    let d_in = gpu.upload(n2.view())?;
+    let mut d_out = gpu.alloc(d_in.raw_dim())?;
+    let bytes = 2.0 * (side * side * 4) as f64;
+    let copy_us = gpu.median_us(3, a.reps, || gpu.copy_device(&d_in, &mut d_out))?;
+    for r in [2usize, 4, 8, 16, 32] {
+        let k = 2 * r + 1;
+        let col = ndarray::Array1::from_shape_fn(k, |i| (1.0 + b::value(i as u64, 8).abs()) / k as f32);
+        let row = ndarray::Array1::from_shape_fn(k, |i| (1.0 + b::value(i as u64, 9).abs()) / k as f32);
+        let full = Array2::from_shape_fn((k, k), |(y, x)| col[y] * row[x]);
+        let fma_us = (side * side * 2 * k) as f64 / fma_per_us;
+        for v in [Variant::Auto, Variant::Conv2dSeparable, Variant::Conv2dFast] {
+            if a.no_tables && v == Variant::Auto {
+                continue;
+            }
+            if !wanted(v) || v.resolve_mask(2, [r as u32, r as u32, 0], true, Mode::Zero).is_err() {
+                continue;
+            }
+            let opts = Options::variant(v);
+            let us = gpu.median_us(3, a.reps, || {
+                gpu.correlate_separable_device(&d_in, col.view(), row.view(), opts, &mut d_out)
+                    .map(|_| ())
+            })?;
+            let got = d_out.to_host()?.into_dyn();
+            let (check, ok) = verdict(b::spot_check(
+                got.view(),
+                n2.view().into_dyn(),
+                full.view().into_dyn(),
+                Mode::Zero,
+            ));
+            failures += usize::from(!ok);
+            rows.push(Row {
+                kind: Kind::Separable,
+                variant: v.name(),
+                dim: 2,
+                size: format!("{side}x{side}"),
+                r,
+                us,
+                bytes,
+                copy_us,
+                fma_us,
+                check,
+            });
+        }
+    }
+    drop((d_in, d_out));
+
+    // ---- 3-channel interleaved images, 8192², u8 and f32, r = 1..4
+    rows.extend(image_rows::<f32>(&gpu, &a, side, fma_per_us, &mut failures)?);
+    rows.extend(image_rows::<u8>(&gpu, &a, side, fma_per_us, &mut failures)?);
+
     println!(
-        "\n{:<20} d {:>12} {:>3} {:>10} {:>7} {:>9} {:>9} {:>6} {:>6} {:>7} check",
+        "\n{:<20} d {:>14} {:>3} {:>10} {:>7} {:>9} {:>9} {:>6} {:>6} {:>7} check",
         "variant", "size", "r", "median_us", "GB/s", "copy_us", "fma_us", "x_roof", "target", "of_roof"
     );
     for row in &rows {
@@ -146,20 +258,471 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         a.target,
         100.0 / a.target
     );
-    println!("Lines in the peers' format:");
+
+    if !a.no_tables {
+        modes_table(&gpu, &a, side)?;
+        batch_table(&gpu, &a)?;
+    }
+
+    println!("\nLines in the peers' format:");
     for row in &rows {
+        let n = if matches!(row.kind, Kind::ImageF32 | Kind::ImageU8) {
+            format!("{}x3", row.size)
+        } else {
+            row.size.clone()
+        };
         println!(
-            "ours={} dim={} n={} r={} us={:.1} GBps={:.0}",
+            "ours={} kind={:?} dim={} n={n} r={} us={:.1} GBps={:.0}",
             row.variant,
+            row.kind,
             row.dim,
-            row.size,
             row.r,
             row.us,
             row.bytes / row.us / 1e3
         );
     }
+    if let Some(path) = &a.peers {
+        let peers = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        side_by_side(&rows, &parse_peers(&peers), &a.chart)?;
+    }
     if failures > 0 {
         return Err(format!("{failures} case(s) disagree with the CPU reference").into());
     }
     Ok(())
+}
+
+/// 3-channel images of pixel type `T`, 8192², r = 1..4: the image variants and `Auto`.
+fn image_rows<T: gpuconv::Pixel>(
+    gpu: &Gpu,
+    a: &Args,
+    side: usize,
+    fma_per_us: f64,
+    failures: &mut usize,
+) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    let kind = if matches!(T::KIND, gpuconv::PixelKind::U8) {
+        Kind::ImageU8
+    } else {
+        Kind::ImageF32
+    };
+    let img = Array3::from_shape_fn((side, side, 3), |(y, x, c)| {
+        let v = b::value(((y * side + x) * 3 + c) as u64, 11);
+        T::from_f32(if kind == Kind::ImageU8 { (v + 1.0) * 127.0 } else { v })
+    });
+    let d_in = gpu.upload_image(img.view())?;
+    let mut d_out = gpu.alloc_image::<T>(side, side, 3)?;
+    let bytes = 2.0 * (side * side * 3 * std::mem::size_of::<T>()) as f64;
+    // The memory limit: a copy of the same bytes (the image as a plain buffer).
+    let flat_in = gpu.alloc(side * side * 3 * std::mem::size_of::<T>() / 4)?;
+    let mut flat_out = gpu.alloc(flat_in.raw_dim())?;
+    let copy_us = gpu.median_us(3, a.reps, || gpu.copy_device(&flat_in, &mut flat_out))?;
+    println!("memory roofline ({side}x{side}x3 {kind:?}): {copy_us:.1} us");
+    let mut rows = Vec::new();
+    for r in 1..=4usize {
+        let k = 2 * r + 1;
+        let m = Array2::from_shape_fn((k, k), |(y, x)| {
+            (1.5 + b::value((y * k + x) as u64, 12)) / (k * k) as f32
+        });
+        let fma_us = (side * side * 3 * k * k) as f64 / fma_per_us;
+        for v in std::iter::once(Variant::Auto).chain(Variant::IMAGES) {
+            if !v.name().contains(&a.only) || v.resolve_image([r as u32, r as u32, 0], 3, Mode::Zero).is_err() {
+                continue;
+            }
+            let opts = Options::variant(v);
+            let us = gpu.median_us(3, a.reps, || {
+                gpu.correlate_image_device(&d_in, m.view(), opts, &mut d_out)
+                    .map(|_| ())
+            })?;
+            let (check, ok) = verdict(spot_check_image(&d_out.to_host()?, &img, m.view()));
+            *failures += usize::from(!ok);
+            rows.push(Row {
+                kind,
+                variant: v.name(),
+                dim: 2,
+                size: format!("{side}x{side}"),
+                r,
+                us,
+                bytes,
+                copy_us,
+                fma_us,
+                check,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// Every ghost-cell mode against zero, for each fast family on its benchmark size.
+fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::error::Error>> {
+    println!("\nGhost-cell modes (median us; ratio to zero, target <= 1.05):");
+    println!(
+        "{:<18} {:>14} {:>3}  {}",
+        "variant",
+        "size",
+        "r",
+        Mode::ALL.map(|m| format!("{:>17}", m.name())).join("")
+    );
+    let modes_of = |label: &str,
+                    size: &str,
+                    r: usize,
+                    mut run: Box<dyn FnMut(Mode) -> gpuconv::Result<()> + '_>|
+     -> gpuconv::Result<()> {
+        let mut zero = 0.0;
+        let mut line = format!("{label:<18} {size:>14} {r:>3}  ");
+        for mode in Mode::ALL {
+            let us = gpu.median_us(3, a.reps, || run(mode))?;
+            if mode == Mode::Zero {
+                zero = us;
+            }
+            line += &format!("{:>9.1} ({:.3})", us, us / zero);
+        }
+        println!("{line}");
+        Ok(())
+    };
+    let case = |shape: &[usize]| -> gpuconv::Result<_> {
+        let n = b::input(shape);
+        let d = gpu.upload(n.view())?;
+        let o = gpu.alloc(d.raw_dim())?;
+        Ok((d, o))
+    };
+    let len = (1 << 28) / a.scale / a.scale;
+    let (d1, mut o1) = case(&[len])?;
+    let m1 = b::mask(1, 2);
+    modes_of(
+        "conv1d_fast",
+        &len.to_string(),
+        2,
+        Box::new(|mode| {
+            gpu.correlate_device(
+                &d1,
+                m1.view(),
+                Options {
+                    variant: Variant::Conv1dFast,
+                    mode,
+                },
+                &mut o1,
+            )
+            .map(|_| ())
+        }),
+    )?;
+    drop((d1, o1));
+    let (d2, mut o2) = case(&[side, side])?;
+    for (v, r) in [(Variant::Conv2dFast, 2usize), (Variant::Conv2dFast, 4)] {
+        let m2 = b::mask(2, r);
+        modes_of(
+            v.name(),
+            &format!("{side}x{side}"),
+            r,
+            Box::new(|mode| {
+                gpu.correlate_device(&d2, m2.view(), Options { variant: v, mode }, &mut o2)
+                    .map(|_| ())
+            }),
+        )?;
+    }
+    let (c, rw) = (b::mask(1, 4), b::mask(1, 4));
+    let (c, rw) = (
+        c.into_dimensionality::<ndarray::Ix1>()?,
+        rw.into_dimensionality::<ndarray::Ix1>()?,
+    );
+    let img2 = b::input(&[side, side]).into_dimensionality::<ndarray::Ix2>()?;
+    let d2x = gpu.upload(img2.view())?;
+    let mut o2x = gpu.alloc(d2x.raw_dim())?;
+    modes_of(
+        "conv2d_separable",
+        &format!("{side}x{side}"),
+        4,
+        Box::new(|mode| {
+            gpu.correlate_separable_device(
+                &d2x,
+                c.view(),
+                rw.view(),
+                Options {
+                    variant: Variant::Conv2dSeparable,
+                    mode,
+                },
+                &mut o2x,
+            )
+            .map(|_| ())
+        }),
+    )?;
+    drop((d2, o2, d2x, o2x));
+    let s3 = 512 / a.scale;
+    let (d3, mut o3) = case(&[s3, s3, s3])?;
+    let m3 = b::mask(3, 1);
+    modes_of(
+        "conv3d_fast",
+        &format!("{s3}x{s3}x{s3}"),
+        1,
+        Box::new(|mode| {
+            gpu.correlate_device(
+                &d3,
+                m3.view(),
+                Options {
+                    variant: Variant::Conv3dFast,
+                    mode,
+                },
+                &mut o3,
+            )
+            .map(|_| ())
+        }),
+    )?;
+    drop((d3, o3));
+    let img = Array3::from_elem((side, side, 3), 0.5f32);
+    let di = gpu.upload_image(img.view())?;
+    let mut oi = gpu.alloc_image::<f32>(side, side, 3)?;
+    let mi = b::mask(2, 2).into_dimensionality::<ndarray::Ix2>()?;
+    modes_of(
+        "image_fast",
+        &format!("{side}x{side}x3"),
+        2,
+        Box::new(|mode| {
+            gpu.correlate_image_device(
+                &di,
+                mi.view(),
+                Options {
+                    variant: Variant::ImageFast,
+                    mode,
+                },
+                &mut oi,
+            )
+            .map(|_| ())
+        }),
+    )?;
+    Ok(())
+}
+
+/// A stack of images under a mask one plane deep (one launch, conv2d_fast on every
+/// plane) against one 2D call per image.
+fn batch_table(gpu: &Gpu, a: &Args) -> Result<(), Box<dyn std::error::Error>> {
+    let (count, side) = (16, 2048 / a.scale);
+    let stack = b::input(&[count, side, side]);
+    let m3 = b::mask(2, 2).insert_axis(Axis(0));
+    let m2 = b::mask(2, 2);
+    let d = gpu.upload(stack.view())?;
+    let mut o = gpu.alloc(d.raw_dim())?;
+    let one = gpu.upload(b::input(&[side, side]).view())?;
+    let mut one_out = gpu.alloc(one.raw_dim())?;
+    let batch = gpu.median_us(3, a.reps, || {
+        gpu.conv_device(&d, m3.view(), Variant::Auto, &mut o).map(|_| ())
+    })?;
+    let single = gpu.median_us(3, a.reps, || {
+        gpu.conv_device(&one, m2.view(), Variant::Auto, &mut one_out)
+            .map(|_| ())
+    })?;
+    let ran = gpu.conv_device(&d, m3.view(), Variant::Auto, &mut o)?;
+    println!(
+        "\nBatch: {count} images of {side}x{side}, r = 2: one launch ({ran}) {batch:.1} us = {:.1} us per image; one 2D call {single:.1} us per image ({:.2}x)",
+        batch / count as f64,
+        single / (batch / count as f64)
+    );
+    Ok(())
+}
+
+/// A peer's line: name, case key and time.
+struct Peer {
+    name: String,
+    key: (Kind, String, usize),
+    us: f64,
+}
+
+/// `peer=NAME dim=D n=SIZE r=R us=T ...` lines; memcpy lines and others skipped.
+fn parse_peers(text: &str) -> Vec<Peer> {
+    text.lines()
+        .filter_map(|l| {
+            let field = |k: &str| l.split_whitespace().find_map(|f| f.strip_prefix(k)).map(str::to_string);
+            let name = field("peer=")?;
+            let (n, r, us) = (field("n=")?, field("r=")?.parse().ok()?, field("us=")?.parse().ok()?);
+            if name.contains("memcpy") {
+                return None;
+            }
+            let (kind, n) = if name.contains("sep") {
+                (Kind::Separable, n)
+            } else if name.contains("c3") {
+                (Kind::ImageF32, if n.ends_with("x3") { n } else { format!("{n}x3") })
+            } else {
+                (Kind::General, n)
+            };
+            Some(Peer {
+                name,
+                key: (kind, n, r),
+                us,
+            })
+        })
+        .collect()
+}
+
+/// Our `Auto` time beside every peer's for each case, the fastest peer named; and the
+/// chart: per case, the roofline, ours and each peer, log scale.
+fn side_by_side(rows: &[Row], peers: &[Peer], chart: &PathBuf) -> Result<(), Box<dyn std::error::Error>> {
+    println!("\nBeside the peers (same run; us, lower is better):");
+    let mut cases: BTreeMap<(Kind, String, usize), (&Row, Vec<&Peer>)> = BTreeMap::new();
+    for row in rows.iter().filter(|r| r.variant == "auto") {
+        let size = if matches!(row.kind, Kind::ImageF32 | Kind::ImageU8) {
+            format!("{}x3", row.size)
+        } else {
+            row.size.clone()
+        };
+        let peer_kind = if row.kind == Kind::ImageU8 {
+            Kind::ImageF32
+        } else {
+            row.kind
+        };
+        let mine: Vec<&Peer> = peers
+            .iter()
+            .filter(|p| p.key == (peer_kind, size.clone(), row.r))
+            .collect();
+        cases.insert((row.kind, size, row.r), (row, mine));
+    }
+    for ((kind, size, r), (row, mine)) in &cases {
+        let best = mine.iter().min_by(|a, b| a.us.total_cmp(&b.us));
+        let list: Vec<String> = mine.iter().map(|p| format!("{} {:.1}", p.name, p.us)).collect();
+        match best {
+            Some(b) => println!(
+                "{kind:?} {size} r={r}: ours {:.1} (x_roof {:.2}), fastest peer {} {:.1}: ours {:.2}x faster | {}",
+                row.us,
+                row.us / row.limit_us(),
+                b.name,
+                b.us,
+                b.us / row.us,
+                list.join(", ")
+            ),
+            None => println!(
+                "{kind:?} {size} r={r}: ours {:.1} (x_roof {:.2}), no peer measured this case",
+                row.us,
+                row.us / row.limit_us()
+            ),
+        }
+    }
+    draw_chart(&cases, chart)?;
+    println!("chart: {}", chart.display());
+    Ok(())
+}
+
+type Cases<'a> = BTreeMap<(Kind, String, usize), (&'a Row, Vec<&'a Peer>)>;
+
+/// Grouped bars per case on a log scale: the roofline limit, ours, and each peer.
+fn draw_chart(cases: &Cases, path: &PathBuf) -> Result<(), Box<dyn std::error::Error>> {
+    use plotters::prelude::*;
+    let labels: Vec<String> = cases.keys().map(|(k, s, r)| format!("{k:?} {s} r{r}")).collect();
+    let root = SVGBackend::new(path, (1600, 900)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            "gpuconv on the H200: time per case (log scale), roofline, ours, peers",
+            ("sans-serif", 22),
+        )
+        .margin(20)
+        .x_label_area_size(190)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0f64..labels.len() as f64, (10f64..200_000f64).log_scale())?;
+    chart
+        .configure_mesh()
+        .x_labels(labels.len())
+        .x_label_formatter(&|x| labels.get(x.floor() as usize).cloned().unwrap_or_default())
+        .x_label_style(("sans-serif", 12).into_font().transform(FontTransform::Rotate90))
+        .y_desc("microseconds")
+        .draw()?;
+    let series = ["roofline", "ours (auto)", "textbook CUDA C++", "NPP", "cuDNN", "CuPy"];
+    let colors = [
+        RGBColor(160, 160, 160),
+        BLUE,
+        RGBColor(230, 140, 0),
+        RED,
+        GREEN,
+        MAGENTA,
+    ];
+    let pick = |peers: &[&Peer], prefix: &str| {
+        peers
+            .iter()
+            .filter(|p| p.name.starts_with(prefix))
+            .map(|p| p.us)
+            .min_by(f64::total_cmp)
+    };
+    for (s, (name, color)) in series.iter().zip(colors).enumerate() {
+        let bars: Vec<(usize, f64)> = cases
+            .values()
+            .enumerate()
+            .filter_map(|(i, (row, peers))| {
+                let us = match s {
+                    0 => Some(row.limit_us()),
+                    1 => Some(row.us),
+                    2 => pick(peers, "cuda"),
+                    3 => pick(peers, "npp"),
+                    4 => pick(peers, "cudnn"),
+                    _ => pick(peers, "cupy"),
+                }?;
+                Some((i, us))
+            })
+            .collect();
+        let w = 0.8 / series.len() as f64;
+        chart
+            .draw_series(bars.iter().map(|&(i, us)| {
+                let x0 = i as f64 + 0.1 + w * s as f64;
+                Rectangle::new([(x0, 10.0), (x0 + w, us)], color.filled())
+            }))?
+            .label(*name)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LOG: &str = "peer=memcpy_d2d dim=2 n=8192x8192 r=0 us=131.5 GBps=4084\n\
+        peer=cuda_tiled_in dim=2 n=8192x8192 r=3 us=822.5 GBps=653\n\
+        peer=npp_filter_border_c3 dim=2 n=8192x8192 r=2 us=1288.3 GBps=1250\n\
+        peer=cupy_ndimage_c3 dim=2 n=8192x8192x3 r=2 us=3617.2 GBps=445\n\
+        peer=npp_sep2pass_c1 dim=2 n=8192x8192 r=4 us=1071.4 GBps=501\n\
+        cupy peers failed: something\n";
+
+    #[test]
+    fn peers_lines_are_keyed_by_case() {
+        let p = parse_peers(LOG);
+        assert_eq!(p.len(), 4, "memcpy and non-peer lines skipped");
+        assert_eq!(p[0].key, (Kind::General, "8192x8192".into(), 3));
+        assert_eq!(
+            p[1].key,
+            (Kind::ImageF32, "8192x8192x3".into(), 2),
+            "NPP's C3R size gains its channels"
+        );
+        assert_eq!(p[2].key, (Kind::ImageF32, "8192x8192x3".into(), 2));
+        assert_eq!(p[3].key, (Kind::Separable, "8192x8192".into(), 4));
+    }
+
+    #[test]
+    fn the_chart_is_drawn() {
+        let row = |kind, r, us| Row {
+            kind,
+            variant: "auto",
+            dim: 2,
+            size: "8192x8192".into(),
+            r,
+            us,
+            bytes: 5.4e8,
+            copy_us: 131.0,
+            fma_us: 100.0,
+            check: "ok".into(),
+        };
+        let rows = [
+            row(Kind::General, 3, 214.0),
+            row(Kind::ImageF32, 2, 500.0),
+            row(Kind::Separable, 4, 150.0),
+        ];
+        let path = std::env::temp_dir().join("gpuconv-roofline-test.svg");
+        side_by_side(&rows, &parse_peers(LOG), &path).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            svg.contains("<svg") && svg.contains("ours (auto)") && svg.contains("NPP"),
+            "{}",
+            &svg[..200.min(svg.len())]
+        );
+        assert!(svg.matches("<rect").count() >= 6, "bars drawn");
+    }
 }
