@@ -102,6 +102,12 @@ const AUTO_ORDER: [&[Variant]; 3] = [
     ],
 ];
 
+/// The smallest radius at which `Auto` runs a rank-1 mask on the separable family: below
+/// it, conv2d_fast is faster (both are memory-bound; H200, 8192²: 159 vs 171 us at r = 2,
+/// BENCHMARKS.md), from it on the separable family's `2(2r+1)` FMAs win (171 vs 347 us at
+/// r = 4).
+const SEPARABLE_FROM_RADIUS: u32 = 3;
+
 /// Whether `f` runs a `dim`-D array under a mask of radius `radius` (x first): its own
 /// dimension, or one axis more as a batch when the mask is one element deep along it.
 fn takes(f: &Family, dim: usize, radius: [u32; 3]) -> bool {
@@ -217,10 +223,11 @@ impl Variant {
             return Err(Error::UnsupportedDimension { ndim: dim });
         }
         let order = AUTO_ORDER[dim - 1];
+        let largest = radius.iter().copied().max().unwrap_or(0);
         let fits = |v: &Variant| {
             let f = v.family().expect("concrete");
             takes(f, dim, radius)
-                && (rank1 || !f.separable)
+                && (!f.separable || (rank1 && largest >= SEPARABLE_FROM_RADIUS))
                 && f.check_radius(radius).is_ok()
                 && (mode == Mode::Zero || f.all_modes())
         };
@@ -421,6 +428,24 @@ mod tests {
         );
         // The textbook kernels take only their own dimension.
         assert!(Variant::Conv2dConst.resolve_for(3, [1, 1, 0], Mode::Zero).is_err());
+    }
+
+    #[test]
+    fn rank1_masks_run_separable_from_radius_3_up_to_32() {
+        let auto = |r: u32, rank1| Variant::Auto.resolve_mask(2, [r, r, 0], rank1, Mode::Zero).unwrap();
+        assert_eq!(auto(2, true), Variant::Conv2dFast);
+        assert_eq!(auto(3, true), Variant::Conv2dSeparable);
+        // 65 x 65: the separable family stores 2 x 65 taps, well within MASK_1D.
+        assert_eq!(auto(32, true), Variant::Conv2dSeparable);
+        // 67 x 67 = 4489 taps overflow MASK_2D (3969): only the basic kernel is left.
+        assert_eq!(auto(33, true), Variant::Conv2dBasic);
+        assert_eq!(auto(31, false), Variant::Conv2dConst);
+        assert_eq!(auto(4, false), Variant::Conv2dFast);
+        assert_eq!(Variant::Conv2dSeparable.max_radius().0, 32);
+        assert!(matches!(
+            Variant::Conv2dSeparable.resolve_mask(2, [3, 3, 0], false, Mode::Zero),
+            Err(Error::NotSeparable { .. })
+        ));
     }
 
     #[test]

@@ -56,7 +56,8 @@ unsafe fn conv1d_fast<const R: u32>(a: &ConvArgs) {
     let (n, p) = (input(a), output(a));
     let [len, rows, _] = a.extent;
     let per_row = len.div_ceil(TILE).max(1); // never 0: no division-by-zero panic path
-    let at = |t: u32| (t / per_row, t % per_row); // (row, tile in the row)
+                                             // (row, tile in the row); one row (the common case) needs no division.
+    let at = |t: u32| if rows == 1 { (0, t) } else { (t / per_row, t % per_row) };
     pipelined_tiles(
         stages(R),
         per_row * rows,

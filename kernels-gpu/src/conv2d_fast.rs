@@ -18,31 +18,6 @@ const _: () = assert!(QX == patch::QX && rows_per_thread(0) as usize <= patch::M
 /// Threads per block.
 const THREADS: u32 = THREADS_X * THREADS_Y;
 
-/// The tile grid of a launch: `tiles_x × tiles_y` tiles per plane, planes one after the
-/// other (a stack of images, one launch).
-#[derive(Clone, Copy)]
-struct Tiles {
-    x: u32,
-    y: u32,
-}
-
-impl Tiles {
-    fn new<const R: u32>(w: u32, h: u32) -> Self {
-        // Never 0: no division-by-zero panic path below.
-        Tiles {
-            x: w.div_ceil(TILE_W).max(1),
-            y: h.div_ceil(tile_h(R)).max(1),
-        }
-    }
-
-    /// Tile `t`'s first output `(x, y)` and its plane.
-    fn at<const R: u32>(self, t: u32) -> (u32, u32, u32) {
-        let per_plane = (self.x * self.y).max(1); // no division-by-zero panic path
-        let (z, rest) = (t / per_plane, t % per_plane);
-        ((rest % self.x) * TILE_W, (rest / self.x) * tile_h(R), z)
-    }
-}
-
 /// Computes and stores the tile at `(x0, y0)` from its staged inputs at `s`.
 ///
 /// # Safety
@@ -72,14 +47,18 @@ unsafe fn conv2d_fast<const R: u32>(a: &ConvArgs) {
     let (n, p) = (input(a), output(a));
     let [w, h, planes] = a.extent;
     let plane_len = w as usize * h as usize;
-    let grid = Tiles::new::<R>(w, h);
+    let grid = [w.div_ceil(TILE_W), h.div_ceil(tile_h(R)), planes];
+    // Both callbacks see tiles block_x, block_x + grid, ... in order: one cursor each.
+    let mut staged = TileCursor::new(grid, block_x(), grid_dim_x());
+    let mut computed = TileCursor::new(grid, block_x(), grid_dim_x());
     let tid = thread_y() * THREADS_X + thread_x();
     pipelined_tiles(
         stages(R),
-        grid.x * grid.y * planes,
+        grid[0] * grid[1] * planes,
         buffer_floats(R),
-        |t, buf| {
-            let (x0, y0, z) = grid.at::<R>(t);
+        |_, buf| {
+            let [tx, ty, z] = staged.advance();
+            let (x0, y0) = (tx * TILE_W, ty * tile_h(R));
             let win = stage::Window {
                 plane: n.wrapping_add(z as usize * plane_len),
                 row_pitch: w,
@@ -98,8 +77,9 @@ unsafe fn conv2d_fast<const R: u32>(a: &ConvArgs) {
             // buffer_floats(R) = sw·sh floats; x0 and pad are multiples of 4.
             unsafe { stage::window(win, buf, tid, THREADS) }
         },
-        |t, s| {
-            let (x0, y0, z) = grid.at::<R>(t);
+        |_, s| {
+            let [tx, ty, z] = computed.advance();
+            let (x0, y0) = (tx * TILE_W, ty * tile_h(R));
             let out = p.wrapping_add(z as usize * plane_len);
             // SAFETY: the kernel's contract covers p and the extent; `s` is tile t's buffer.
             unsafe { compute::<R>(s, out, w, h, (x0, y0)) }

@@ -436,6 +436,55 @@ pub fn pipelined_tiles(
     }
 }
 
+/// Walks the tiles `first, first + step, ...` of a grid of `n[0] × n[1] × n[2]` tiles (x
+/// fastest) as `pipelined_tiles` visits them, yielding each tile's coordinates without a
+/// division per tile: the first tile and the step are split into coordinates once, then
+/// added with carries.
+pub struct TileCursor {
+    n: [u32; 3],
+    step: [u32; 3],
+    at: [u32; 3],
+}
+
+impl TileCursor {
+    /// Splits `v` into coordinates of the grid `n` (x fastest).
+    #[inline(always)]
+    fn split(n: [u32; 3], v: u32) -> [u32; 3] {
+        // Never 0: no division-by-zero panic path.
+        let (nx, ny) = (n[0].max(1), n[1].max(1));
+        [v % nx, (v / nx) % ny, v / nx / ny]
+    }
+
+    /// A cursor at tile `first`, moving `step` tiles at a time.
+    #[inline(always)]
+    pub fn new(n: [u32; 3], first: u32, step: u32) -> Self {
+        TileCursor {
+            n,
+            step: Self::split(n, step),
+            at: Self::split(n, first),
+        }
+    }
+
+    /// The current tile's coordinates, then moves on by one step.
+    #[inline(always)]
+    pub fn advance(&mut self) -> [u32; 3] {
+        let cur = self.at;
+        let mut x = cur[0] + self.step[0];
+        let mut y = cur[1] + self.step[1];
+        if x >= self.n[0] {
+            x -= self.n[0];
+            y += 1;
+        }
+        let mut z = cur[2] + self.step[2];
+        if y >= self.n[1] {
+            y -= self.n[1];
+            z += 1;
+        }
+        self.at = [x, y, z];
+        cur
+    }
+}
+
 /// CUDA's `__launch_bounds__(max_threads, min_blocks)` for an entry: rustc has no such
 /// attribute, so this leaves a PTX comment that ptx-builder turns into the entry's
 /// `.maxntid`/`.minnctapersm` directives (the register budget ptxas then keeps to). The

@@ -29,17 +29,19 @@ unsafe fn filter<const R: u32, const C: u32, P: Pixel>(a: &ConvArgs) {
     let (n, p) = (a.input as *const P, a.output as *mut P);
     let [w, h, _] = a.extent;
     let (wf, row_pitch) = (w * C, a.pitch / core::mem::size_of::<P>() as u32);
-    let tiles_x = wf.div_ceil(TILE_W).max(1); // never 0: no division-by-zero panic path
-    let tiles = tiles_x * h.div_ceil(tile_h(R));
-    let at = |t: u32| ((t % tiles_x) * TILE_W, (t / tiles_x) * tile_h(R));
+    let grid = [wf.div_ceil(TILE_W), h.div_ceil(tile_h(R)), 1];
+    // Both callbacks see tiles block_x, block_x + grid, ... in order: one cursor each.
+    let mut staged = TileCursor::new(grid, block_x(), grid_dim_x());
+    let mut computed = TileCursor::new(grid, block_x(), grid_dim_x());
+    let at = |[tx, ty, _]: [u32; 3]| (tx * TILE_W, ty * tile_h(R));
     let (tx, ty) = (thread_x(), thread_y());
     let k = rows_per_thread(R);
     pipelined_tiles(
         stages(R),
-        tiles,
+        grid[0] * grid[1],
         buffer_floats(R, C),
-        |t, buf| {
-            let (x0, y0) = at(t);
+        |_, buf| {
+            let (x0, y0) = at(staged.advance());
             let win = stage::Window {
                 plane: n,
                 row_pitch,
@@ -58,8 +60,8 @@ unsafe fn filter<const R: u32, const C: u32, P: Pixel>(a: &ConvArgs) {
             // buffer_floats(R, C) = sw·sh floats; x0 and the pad are multiples of 4.
             unsafe { stage::window(win, buf, ty * THREADS_X + tx, THREADS) }
         },
-        |t, s| {
-            let (x0, y0) = at(t);
+        |_, s| {
+            let (x0, y0) = at(computed.advance());
             let mut acc: patch::Acc = [[0.0; QX as usize]; patch::MAX_ROWS];
             let first = s.wrapping_add(((ty * k) * staged_w(R, C) + QX * tx) as usize);
             // SAFETY: the thread's window lies inside the staged buffer.

@@ -39,10 +39,8 @@ pub struct Window<P> {
 
 /// The offset of the element a ghost cell at column `x` (an element of `channels`
 /// interleaved per pixel), row `y` reads under `mode`, in a plane of `h` rows of `w`
-/// elements `row_pitch` apart; `u32::MAX` for the fill value. Kept out of line and on
-/// scalars: only border cells come here, and inlined, its index arithmetic would take
-/// registers from the kernels' register patches.
-#[inline(never)]
+/// elements `row_pitch` apart; `u32::MAX` for the fill value.
+#[inline(always)]
 fn source(mode: u32, x: u32, y: u32, w: u32, h: u32, channels: u32, row_pitch: u32) -> u32 {
     let c = channels.max(1); // never 0: no division-by-zero panic path
                              // The pixel and channel of column x (floor division: x may be "negative").
@@ -62,9 +60,10 @@ fn source(mode: u32, x: u32, y: u32, w: u32, h: u32, channels: u32, row_pitch: u
 }
 
 /// Stages `count` consecutive cells of row `y` from column `x` into the shared floats
-/// from `dst` by the mode: a copy of the element each reads, or the fill value. Out of
-/// line and on scalars (a struct argument would go through local memory): only border
-/// groups come here.
+/// from `dst` by the mode: a copy of the element each reads, or the fill value. Only
+/// windows at a border come here. Out of line and on scalars (a struct argument would go
+/// through local memory): inlined, its index arithmetic takes registers from the fast
+/// kernels' patches.
 ///
 /// # Safety
 /// The `count` cells from `dst` are inside the buffer; the plane (`h` rows of `w`
@@ -134,6 +133,9 @@ unsafe fn cells<P: Pixel>(win: &Window<P>, dst: u32, x: u32, y: u32, count: u32)
 /// of the block calls it; the caller commits, waits and synchronizes (fill values are
 /// plain shared stores, visible after the same barrier).
 ///
+/// A window wholly inside the plane (most of them) takes a lean loop of 4-element
+/// copies; only windows at a border take the loop that checks every group.
+///
 /// # Safety
 /// `win.plane` holds `h` rows of `row_pitch` pixels, aligned to 4 pixels when
 /// `row_pitch` is a multiple of 4; `buf` holds `sw·sh` shared floats, 16-byte aligned;
@@ -142,22 +144,46 @@ unsafe fn cells<P: Pixel>(win: &Window<P>, dst: u32, x: u32, y: u32, count: u32)
 #[inline(always)]
 pub unsafe fn window<P: Pixel>(win: Window<P>, buf: u32, tid: u32, threads: u32) {
     let aligned = win.row_pitch.is_multiple_of(4);
-    if aligned {
-        // Groups of 4 cells: wholly inside the plane, one LDGSTS.128; else cell by cell.
-        let f = win.sw / 4;
+    let f = win.sw / 4;
+    let interior = !win.ghost
+        && (win.gx0 as i32) >= 0
+        && win.gx0 + win.sw <= win.w
+        && (win.gy0 as i32) >= 0
+        && win.gy0 + win.sh <= win.h;
+    if aligned && interior {
+        let first = win.plane.wrapping_add((win.gy0 * win.row_pitch + win.gx0) as usize);
+        let mut g = tid;
+        while g < f * win.sh {
+            let (sy, c) = (g / f, g % f);
+            // SAFETY: the group lies inside the plane (the window does; aligned: row_pitch
+            // and gx0 multiples of 4) and inside the buffer.
+            unsafe {
+                P::stage4(
+                    buf + 4 * (sy * win.sw + 4 * c),
+                    first.wrapping_add((sy * win.row_pitch + 4 * c) as usize),
+                )
+            };
+            g += threads;
+        }
+    } else if aligned {
         let mut g = tid;
         while g < f * win.sh {
             let (sy, c) = (g / f, g % f);
             let (gx, gy) = (win.gx0.wrapping_add(4 * c), win.gy0.wrapping_add(sy));
             let dst = buf + 4 * (sy * win.sw + 4 * c);
-            let inside = !win.ghost && gy < win.h && gx < win.w && gx + 4 <= win.w;
-            if inside {
-                // SAFETY: the group lies inside the plane (aligned: row_pitch and gx
-                // multiples of 4) and inside the buffer.
-                unsafe { P::stage4(dst, win.plane.wrapping_add((gy * win.row_pitch + gx) as usize)) };
-            } else if (win.mode == code::ZERO || win.mode == code::CONSTANT)
-                && (win.ghost || gy >= win.h || gx >= win.w)
-            {
+            let columns_inside = gx < win.w && gx + 4 <= win.w;
+            // A row outside the plane reads the row the mode maps it to (-1: fill).
+            let row = if win.ghost {
+                -1
+            } else if gy < win.h {
+                gy as i32
+            } else {
+                map_index(win.mode, gy as i32, win.h as i32)
+            };
+            if columns_inside && row >= 0 {
+                // SAFETY: the group lies inside the plane (aligned) and inside the buffer.
+                unsafe { P::stage4(dst, win.plane.wrapping_add((row as u32 * win.row_pitch + gx) as usize)) };
+            } else if row < 0 || ((win.mode == code::ZERO || win.mode == code::CONSTANT) && gx >= win.w) {
                 // SAFETY: a group of the buffer, wholly ghost cells; nothing is read.
                 unsafe { store_shared_f4(dst, [win.fill; 4]) };
             } else {

@@ -145,11 +145,17 @@ impl Family {
     #[inline]
     pub const fn max_radius(&self) -> Limit {
         let (cap, why) = self.mask_capacity();
-        // Largest r with (2r+1)^dim <= cap, by bisection (cap reaches 2^31).
+        // Largest r with (2r+1)^dim <= cap (a separable family stores dim·(2r+1) taps), by
+        // bisection (cap reaches 2^31).
         let (mut lo, mut hi): (u64, u64) = (0, cap);
         while lo < hi {
             let mid = (lo + hi).div_ceil(2);
-            if pow(2 * mid + 1, self.dim) <= cap {
+            let taps = if self.separable {
+                self.dim as u64 * (2 * mid + 1)
+            } else {
+                pow(2 * mid + 1, self.dim)
+            };
+            if taps <= cap {
                 lo = mid;
             } else {
                 hi = mid - 1;
@@ -194,8 +200,15 @@ impl Family {
                     return Err(self.max_radius());
                 }
             }
-            taps = taps.saturating_mul(2 * r as u64 + 1);
+            taps = if self.separable {
+                taps.saturating_add(2 * r as u64 + 1)
+            } else {
+                taps.saturating_mul(2 * r as u64 + 1)
+            };
             axis += 1;
+        }
+        if self.separable {
+            taps -= 1; // the sum started from 1
         }
         if taps > cap {
             return Err(Limit {

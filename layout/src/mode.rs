@@ -119,6 +119,19 @@ pub fn map_index(mode: u32, i: i32, n: i32) -> i32 {
     if i >= 0 && i < n {
         return i;
     }
+    // One period out (every mask no wider than the axis): no division. In i64: 2n
+    // overflows i32 for the longest axes.
+    let (w, m) = (i as i64, n as i64);
+    let near = match mode {
+        code::NEAREST => Some(if w < 0 { 0 } else { m - 1 }),
+        code::WRAP if w >= -m && w < 2 * m => Some(if w < 0 { w + m } else { w - m }),
+        code::REFLECT if w >= -m && w < 2 * m => Some(if w < 0 { -w - 1 } else { 2 * m - 1 - w }),
+        code::MIRROR if m > 1 && w > -m && w < 2 * m - 1 => Some(if w < 0 { -w } else { 2 * m - 2 - w }),
+        _ => None,
+    };
+    if let Some(j) = near {
+        return j as i32;
+    }
     let n = n as u32;
     // Periods fit u32: n < 2^31.
     let (period, reflected) = match mode {
@@ -173,6 +186,54 @@ mod tests {
         // zero and constant: outside reads the fill value (-1).
         assert_eq!(at(code::ZERO, -2..6)[..8], [-1, -1, 0, 1, 2, 3, -1, -1]);
         assert_eq!(at(code::CONSTANT, -1..5)[..6], [-1, 0, 1, 2, 3, -1]);
+    }
+
+    /// The device's formulas (one period out without division, the modular rest) against
+    /// the definitions applied step by step (reflect about the edges until inside), for
+    /// every mode, axis lengths 1..=9 and coordinates up to 60 outside.
+    #[test]
+    fn formulas_match_step_by_step_reflection() {
+        fn stepwise(mode: u32, mut i: i32, n: i32) -> i32 {
+            match mode {
+                code::ZERO | code::CONSTANT if !(0..n).contains(&i) => return -1,
+                code::NEAREST => return i.clamp(0, n - 1),
+                code::WRAP => {
+                    while i < 0 {
+                        i += n;
+                    }
+                    while i >= n {
+                        i -= n;
+                    }
+                }
+                code::REFLECT => {
+                    while !(0..n).contains(&i) {
+                        i = if i < 0 { -i - 1 } else { 2 * n - 1 - i };
+                    }
+                }
+                code::MIRROR if n == 1 => return 0,
+                code::MIRROR => {
+                    while !(0..n).contains(&i) {
+                        i = if i < 0 { -i } else { 2 * n - 2 - i };
+                    }
+                }
+                _ => {}
+            }
+            i
+        }
+        for mode in [
+            code::ZERO,
+            code::CONSTANT,
+            code::NEAREST,
+            code::REFLECT,
+            code::MIRROR,
+            code::WRAP,
+        ] {
+            for n in 1..=9 {
+                for i in -60..70 {
+                    assert_eq!(map_index(mode, i, n), stepwise(mode, i, n), "mode {mode}, i {i}, n {n}");
+                }
+            }
+        }
     }
 
     /// Short axes (SciPy: a one-element axis always reads it) and far-out coordinates.
