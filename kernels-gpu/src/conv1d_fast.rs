@@ -8,7 +8,7 @@
 //! thread per tile. Geometry: `layout::families::conv1d_fast`.
 use crate::device::*;
 use crate::stage;
-use layout::families::conv1d_fast::{buffer_floats, pad, stages, Q, THREADS, TILE};
+use layout::families::conv1d_fast::{buffer_floats, min_blocks, pad, persistent, stages, Q, THREADS, TILE};
 
 /// Computes and stores tile `t`'s outputs from its staged inputs at `s`.
 ///
@@ -55,12 +55,13 @@ unsafe fn compute<const R: u32>(s: *const f32, p: *mut f32, len: u32, t: u32) {
 unsafe fn conv1d_fast<const R: u32>(a: &ConvArgs) {
     let (n, p) = (input(a), output(a));
     let [len, rows, _] = a.extent;
-    let per_row = len.div_ceil(TILE).max(1); // never 0: no division-by-zero panic path
-                                             // (row, tile in the row); one row (the common case) needs no division.
+    // Never 0, in the type: no division-by-zero panic path wherever `at` is compiled.
+    let per_row = core::num::NonZeroU32::new(len.div_ceil(TILE)).unwrap_or(core::num::NonZeroU32::MIN);
+    // (row, tile in the row); one row (the common case) needs no division.
     let at = |t: u32| if rows == 1 { (0, t) } else { (t / per_row, t % per_row) };
     pipelined_tiles(
         stages(R),
-        per_row * rows,
+        per_row.get() * rows,
         buffer_floats(R),
         |t, buf| {
             let (row, tile) = at(t);
@@ -80,6 +81,7 @@ unsafe fn conv1d_fast<const R: u32>(a: &ConvArgs) {
                 mode: a.mode,
                 fill: a.fill,
                 ghost: false,
+                inline_border: !persistent(R),
             };
             // SAFETY: the kernel's contract covers n and the extent; the buffer holds
             // buffer_floats(R) floats; the tile start and pad are multiples of 4.
@@ -94,8 +96,10 @@ unsafe fn conv1d_fast<const R: u32>(a: &ConvArgs) {
     )
 }
 
+/// Entries and their launch bounds: 256 threads, `min_blocks(R)` blocks per SM.
 macro_rules! entries {
     ($($name:ident = $r:literal),* $(,)?) => {$(
+        crate::launch_bounds!($name, THREADS, min_blocks($r));
         /// `conv1d_fast` at a fixed radius.
         ///
         /// # Safety

@@ -131,6 +131,7 @@ unsafe fn separable<const R: u32>(a: &ConvArgs) {
             mode: a.mode,
             fill: a.fill,
             ghost: false,
+            inline_border: false,
         };
         // SAFETY: the kernel's contract covers the input; buffer k % 2 holds
         // input_floats(R) = sw·sh floats; x0 and the pad are multiples of 4.

@@ -54,6 +54,7 @@ unsafe fn conv3d_fast<const R: u32>(a: &ConvArgs) {
             mode: a.mode,
             fill: a.fill,
             ghost: iz < 0,
+            inline_border: false,
         };
         // SAFETY: the kernel's contract covers n, w, h and d; a slot holds
         // plane_floats(R) = sw·sh floats inside the launch's ring(R) slots; x0 and pd

@@ -55,6 +55,7 @@ unsafe fn filter<const R: u32, const C: u32, P: Pixel>(a: &ConvArgs) {
                 mode: a.mode,
                 fill: a.fill,
                 ghost: false,
+                inline_border: false,
             };
             // SAFETY: the kernel's contract covers the image; the buffer holds
             // buffer_floats(R, C) = sw·sh floats; x0 and the pad are multiples of 4.

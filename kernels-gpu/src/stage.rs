@@ -35,6 +35,11 @@ pub struct Window<P> {
     /// The whole window is ghost cells that read no element (a plane outside a volume
     /// under zero or constant): fill it without reading.
     pub ghost: bool,
+    /// Inline the border path (a constant at each call site). Out of line, the border
+    /// path costs nothing in the kernels whose patches need every register, but the call
+    /// costs registers of its own: kernels with small register budgets (conv1d_fast)
+    /// inline it.
+    pub inline_border: bool,
 }
 
 /// The offset of the element a ghost cell at column `x` (an element of `channels`
@@ -68,9 +73,9 @@ fn source(mode: u32, x: u32, y: u32, w: u32, h: u32, channels: u32, row_pitch: u
 /// # Safety
 /// The `count` cells from `dst` are inside the buffer; the plane (`h` rows of `w`
 /// elements `row_pitch` apart) is readable.
-#[inline(never)]
+#[inline(always)]
 #[allow(clippy::too_many_arguments)] // the window's fields, by value
-unsafe fn border_cells<P: Pixel>(
+unsafe fn border_cells_inline<P: Pixel>(
     plane: *const P,
     row_pitch: u32,
     w: u32,
@@ -103,12 +108,55 @@ unsafe fn border_cells<P: Pixel>(
     }
 }
 
-/// [`border_cells`] of a window.
+/// [`border_cells_inline`], out of line.
+///
+/// # Safety
+/// As [`border_cells_inline`].
+#[inline(never)]
+#[allow(clippy::too_many_arguments)] // the window's fields, by value
+unsafe fn border_cells<P: Pixel>(
+    plane: *const P,
+    row_pitch: u32,
+    w: u32,
+    h: u32,
+    channels: u32,
+    mode: u32,
+    fill: f32,
+    ghost: bool,
+    dst: u32,
+    x: u32,
+    y: u32,
+    count: u32,
+) {
+    // SAFETY: forwarded.
+    unsafe { border_cells_inline(plane, row_pitch, w, h, channels, mode, fill, ghost, dst, x, y, count) }
+}
+
+/// [`border_cells`] of a window, in line or not as the window says.
 ///
 /// # Safety
 /// As [`border_cells`].
 #[inline(always)]
 unsafe fn cells<P: Pixel>(win: &Window<P>, dst: u32, x: u32, y: u32, count: u32) {
+    if win.inline_border {
+        // SAFETY: forwarded.
+        return unsafe {
+            border_cells_inline(
+                win.plane,
+                win.row_pitch,
+                win.w,
+                win.h,
+                win.channels,
+                win.mode,
+                win.fill,
+                win.ghost,
+                dst,
+                x,
+                y,
+                count,
+            )
+        };
+    }
     // SAFETY: forwarded.
     unsafe {
         border_cells(
@@ -186,6 +234,21 @@ pub unsafe fn window<P: Pixel>(win: Window<P>, buf: u32, tid: u32, threads: u32)
             } else if row < 0 || ((win.mode == code::ZERO || win.mode == code::CONSTANT) && gx >= win.w) {
                 // SAFETY: a group of the buffer, wholly ghost cells; nothing is read.
                 unsafe { store_shared_f4(dst, [win.fill; 4]) };
+            } else if win.channels == 1 && row >= 0 {
+                // One channel, a row inside or mapped: each column maps by itself, in
+                // line (map_index is division-free one period out; the general path's
+                // call and pixel/channel split cost several times the copies).
+                let src = win.plane.wrapping_add((row as u32 * win.row_pitch) as usize);
+                for k in 0..4 {
+                    let x = map_index(win.mode, gx.wrapping_add(k) as i32, win.w as i32);
+                    if x < 0 {
+                        // SAFETY: the cell lies inside the buffer.
+                        unsafe { store_shared(dst + 4 * k, win.fill) };
+                    } else {
+                        // SAFETY: x < w on a row of the plane; the cell lies inside the buffer.
+                        unsafe { P::stage1(dst + 4 * k, src.wrapping_add(x as usize)) };
+                    }
+                }
             } else {
                 // SAFETY: the group lies inside the buffer.
                 unsafe { cells(&win, dst, gx, gy, 4) };

@@ -37,6 +37,20 @@ pub const fn stages(r: u32) -> u32 {
     }
 }
 
+/// Blocks per SM each entry's launch bounds ask for. One-tile blocks are latency-bound
+/// on their single copy: 8 resident blocks (32 registers, full occupancy) keep the
+/// most bytes in flight. With the staging's border path out of line these entries took
+/// 63 registers and half the blocks (709 vs 538 us at r = 2, 2^28 floats, H200); they
+/// inline it and fit 32. Persistent blocks keep their ring in flight and need no bound.
+#[inline]
+pub const fn min_blocks(r: u32) -> u32 {
+    if persistent(r) {
+        1
+    } else {
+        8
+    }
+}
+
 /// Shared floats of one tile buffer: the tile and its halos.
 #[inline]
 pub const fn buffer_floats(r: u32) -> u32 {
