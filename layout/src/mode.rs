@@ -254,6 +254,52 @@ mod tests {
             map_index(code::WRAP, -1_000_000_001, 7),
             (-1_000_000_001i64).rem_euclid(7) as i32
         );
+        // The longest axes: i64 periods, against the i32 fast path.
+        let reference = |mode, i: i64, n: i64| -> i64 {
+            match mode {
+                code::WRAP => i.rem_euclid(n),
+                code::REFLECT => {
+                    let p = i.rem_euclid(2 * n);
+                    if p < n {
+                        p
+                    } else {
+                        2 * n - 1 - p
+                    }
+                }
+                code::MIRROR => {
+                    let p = i.rem_euclid(2 * n - 2);
+                    if p < n {
+                        p
+                    } else {
+                        2 * n - 2 - p
+                    }
+                }
+                _ => i.clamp(0, n - 1),
+            }
+        };
+        for n in [i32::MAX, i32::MAX - 1, (1 << 30) + 1, 1 << 30, (1 << 30) - 3] {
+            for i in [
+                i32::MIN,
+                i32::MIN + 1,
+                -n,
+                -n + 1,
+                -n - 1,
+                -5,
+                n - 1,
+                n,
+                n + 4,
+                i32::MAX - 1,
+                i32::MAX,
+            ] {
+                for mode in [code::REFLECT, code::MIRROR, code::WRAP, code::NEAREST] {
+                    assert_eq!(
+                        map_index(mode, i, n) as i64,
+                        reference(mode, i as i64, n as i64),
+                        "mode {mode}, i {i}, n {n}"
+                    );
+                }
+            }
+        }
         assert_eq!(map_index(code::REFLECT, i32::MIN, 3), {
             let p = (i32::MIN as i64).rem_euclid(6);
             if p < 3 {

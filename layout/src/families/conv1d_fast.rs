@@ -41,11 +41,12 @@ pub const fn stages(r: u32) -> u32 {
 /// on their single copy: 8 resident blocks (32 registers, full occupancy) keep the
 /// most bytes in flight. With the staging's border path out of line these entries took
 /// 63 registers and half the blocks (709 vs 538 us at r = 2, 2^28 floats, H200); they
-/// inline it and fit 32. Persistent blocks keep their ring in flight and need no bound.
+/// inline it and fit 32. Persistent blocks keep a ring in flight; 3 of them per SM
+/// (80 registers) ran r = 16 at 603 us where 84 registers, 2 blocks, took 645.
 #[inline]
 pub const fn min_blocks(r: u32) -> u32 {
     if persistent(r) {
-        1
+        3
     } else {
         8
     }
