@@ -350,9 +350,18 @@ impl Gpu {
 
     /// Host arrays in and out: every check that needs no GPU work first, then upload,
     /// run, download.
-    fn on_host<D: Dimension>(&self, input: ArrayView<f32, D>, mask: Mask, opts: Options) -> Result<Array<f32, D>> {
+    pub(crate) fn on_host<D: Dimension>(
+        &self,
+        input: ArrayView<f32, D>,
+        mask: Mask,
+        opts: Options,
+    ) -> Result<Array<f32, D>> {
         let dim = input.ndim();
         check_mask_dim(dim, &mask)?;
+        // What is wrong with the input is reported before what the variant refuses.
+        if input.is_empty() {
+            return Err(Error::EmptyInput);
+        }
         opts.variant.resolve_mask(dim, mask.radius, mask.rank1(), opts.mode)?;
         let n = self.upload(input)?;
         let mut p = self.alloc(n.raw_dim())?;
@@ -371,13 +380,13 @@ impl Gpu {
     ) -> Result<Variant> {
         let dim = input.shape().len();
         check_mask_dim(dim, mask)?;
-        let v = opts.variant.resolve_mask(dim, mask.radius, mask.rank1(), opts.mode)?;
         if input.shape() != output.shape() {
             return Err(Error::ShapeMismatch {
                 input: input.shape().to_vec(),
                 output: output.shape().to_vec(),
             });
         }
+        let v = opts.variant.resolve_mask(dim, mask.radius, mask.rank1(), opts.mode)?;
         let problem = Problem {
             extent: extent(input.shape())?,
             radius: mask.radius,

@@ -8,12 +8,12 @@ use crate::conv::{Buffers, Mask, Options};
 use crate::device_array::MAX_ELEMENTS;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::Variant;
+use crate::{Mode, Variant};
 use cust::sys::{
     cuMemAllocPitch_v2, cuMemAlloc_v2, cuMemFree_v2, cuMemcpy2D_v2, CUdeviceptr, CUmemorytype, CUresult, CUDA_MEMCPY2D,
 };
 use layout::Problem;
-use ndarray::{Array3, ArrayView2, ArrayView3};
+use ndarray::{Array3, ArrayView2, ArrayView3, Axis};
 use std::marker::PhantomData;
 
 mod sealed {
@@ -367,12 +367,41 @@ impl Gpu {
 
     fn image_on_host<T: Pixel>(&self, img: ArrayView3<T>, mask: Mask, opts: Options) -> Result<Array3<T>> {
         check_image_shape(img.shape())?;
-        opts.variant.resolve_image(mask.radius, img.dim().2 as u32, opts.mode)?;
+        if mask.ndim != 2 {
+            return Err(Error::MaskDimension {
+                input: 2,
+                mask: mask.ndim,
+            });
+        }
+        let v = opts
+            .variant
+            .resolve_image_call(mask.radius, mask.rank1(), img.dim().2 as u32, opts.mode)?;
+        if !v.is_image() {
+            return self.image_by_planes(img, mask, opts.mode);
+        }
         let n = self.upload_image(img)?;
         let (h, w, c) = n.dim();
         let mut p = self.alloc_image(h, w, c)?;
         self.run_image(&n, &mask, opts, &mut p)?;
         p.to_host()
+    }
+
+    /// Auto's way on when no image kernel takes the mask and mode (image_fast: radii up
+    /// to 4; image_tiled: zero ghost cells): each channel as a 2D f32 array through the
+    /// array kernels' Auto (conv2d_fast up to radius 8, conv2d_separable for rank-1 masks
+    /// up to 32, every mode), then back to the pixel type as the image kernels store it.
+    fn image_by_planes<T: Pixel>(&self, img: ArrayView3<T>, mask: Mask, mode: Mode) -> Result<Array3<T>> {
+        let mut out = Array3::<T>::default(img.dim());
+        let opts = Options {
+            variant: Variant::Auto,
+            mode,
+        };
+        for c in 0..img.dim().2 {
+            let plane = img.index_axis(Axis(2), c).mapv(T::to_f32);
+            let got = self.on_host(plane.view(), mask.clone(), opts)?;
+            out.index_axis_mut(Axis(2), c).assign(&got.mapv(T::from_f32));
+        }
+        Ok(out)
     }
 
     fn run_image<T: Pixel>(

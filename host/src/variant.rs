@@ -273,6 +273,18 @@ impl Variant {
     /// The concrete variant for a pitched image of `channels` channels under a 2D mask of
     /// radii `radius` (x first) and ghost-cell `mode`: `Auto` becomes the first image
     /// family that supports all three; other variants are checked and returned.
+    /// What an image call (`Gpu::correlate_image`, host arrays) runs: the image kernel
+    /// [`Variant::resolve_image`] picks, or, for `Auto` where no image kernel takes the
+    /// mask and mode, the 2D array kernel every channel plane goes through on its own.
+    pub fn resolve_image_call(self, radius: [u32; 3], rank1: bool, channels: u32, mode: Mode) -> Result<Variant> {
+        match self.resolve_image(radius, channels, mode) {
+            Err(Error::ModeUnsupported { .. } | Error::MaskTooLarge { .. }) if self == Variant::Auto => {
+                Variant::Auto.resolve_mask(2, radius, rank1, mode)
+            }
+            r => r,
+        }
+    }
+
     pub fn resolve_image(self, radius: [u32; 3], channels: u32, mode: Mode) -> Result<Variant> {
         let fits = |v: &Variant| {
             let f = v.family().expect("concrete");
@@ -445,6 +457,32 @@ mod tests {
         assert!(matches!(
             Variant::Conv2dSeparable.resolve_mask(2, [3, 3, 0], false, Mode::Zero),
             Err(Error::NotSeparable { .. })
+        ));
+    }
+
+    #[test]
+    fn auto_images_fall_back_to_channel_planes() {
+        let call = |v: Variant, r: u32, rank1, mode| v.resolve_image_call([r, r, 0], rank1, 3, mode);
+        assert_eq!(
+            call(Variant::Auto, 2, false, Mode::Reflect).unwrap(),
+            Variant::ImageFast
+        );
+        assert_eq!(call(Variant::Auto, 6, false, Mode::Zero).unwrap(), Variant::ImageTiled);
+        assert_eq!(
+            call(Variant::Auto, 6, false, Mode::Reflect).unwrap(),
+            Variant::Conv2dFast
+        );
+        assert_eq!(
+            call(Variant::Auto, 20, true, Mode::Wrap).unwrap(),
+            Variant::Conv2dSeparable
+        );
+        assert!(matches!(
+            call(Variant::Auto, 20, false, Mode::Wrap),
+            Err(Error::ModeUnsupported { .. })
+        ));
+        assert!(matches!(
+            call(Variant::ImageFast, 6, false, Mode::Reflect),
+            Err(Error::MaskTooLarge { .. })
         ));
     }
 

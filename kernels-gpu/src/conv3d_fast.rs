@@ -9,7 +9,7 @@
 use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv3d_fast::{
-    ahead, min_blocks, pad, plane_floats, ring, rows_per_thread, staged_w, tile_h, CHUNK_Z, QX, THREADS_X, THREADS_Y,
+    ahead, chunk_z, min_blocks, pad, plane_floats, ring, rows_per_thread, staged_w, tile_h, QX, THREADS_X, THREADS_Y,
     TILE_W,
 };
 use layout::mode::map_index;
@@ -30,8 +30,10 @@ unsafe fn conv3d_fast<const R: u32>(a: &ConvArgs) {
     let (tx, ty) = (thread_x(), thread_y());
     let tid = ty * THREADS_X + tx;
     let (x0, y0) = (block_x() * TILE_W, block_y() * tile_h(R));
-    let z_begin = block_z() * CHUNK_Z;
-    let steps = (d - z_begin).min(CHUNK_Z);
+    // The launch cuts depth into gridDim.z chunks (shorter ones for small volumes).
+    let chunk = chunk_z(d, grid_dim_z());
+    let z_begin = block_z() * chunk;
+    let steps = d.saturating_sub(z_begin).min(chunk);
     let plane_len = w as usize * h as usize;
     let s = shared_f32();
     let base = shared_addr(s);

@@ -71,6 +71,12 @@ pub fn grid_dim_x() -> u32 {
     // SAFETY: as above.
     unsafe { nvptx::_grid_dim_x() as u32 }
 }
+/// `gridDim.z`
+#[inline(always)]
+pub fn grid_dim_z() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_grid_dim_z() as u32 }
+}
 
 /// `__syncthreads()`: every thread of the block must reach it.
 #[inline(always)]

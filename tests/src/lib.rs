@@ -453,6 +453,24 @@ pub fn proptest_config(cases: u32) -> Config {
     }
 }
 
+/// Whether `v` takes only rank-1 (separable) masks.
+pub fn takes_rank1_only(v: Variant) -> bool {
+    v.family().is_some_and(|f| f.separable)
+}
+
+/// The mask `v` takes in place of `m`: `m` itself, or, for a family of rank-1 masks, the
+/// outer product of `m`'s first column and first row (still random and asymmetric; the
+/// same radii).
+pub fn rank1_if_needed<D: Dimension>(v: Variant, m: ArrayView<f32, D>) -> Array<f32, D> {
+    if !takes_rank1_only(v) || m.ndim() != 2 {
+        return m.to_owned();
+    }
+    let m2 = m.view().into_dimensionality::<ndarray::Ix2>().expect("2D");
+    let (col, row) = (m2.column(0).to_owned(), m2.row(0).to_owned());
+    let outer = ndarray::Array2::from_shape_fn(m2.dim(), |(i, j)| col[i] * row[j]);
+    outer.into_dimensionality::<D>().expect("same dimension")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -344,7 +344,17 @@ fn launch_shapes_cover_every_output_and_fit_the_gpu() {
                     assert_eq!(grid, [tiles, 1, 1], "{v} r={r} {shape:?}: one block per tile");
                     continue;
                 }
-                let per = outputs_per_block(v, r);
+                let mut per = outputs_per_block(v, r);
+                if v == Variant::Conv3dFast {
+                    // Chunks of depth follow the grid (shorter for small volumes): every
+                    // plane covered, no block without one.
+                    let chunk = fam::conv3d_fast::chunk_z(extent[2] as u32, s.grid.2) as usize;
+                    assert!(
+                        chunk <= per[2] && (grid[2] - 1) * chunk < extent[2],
+                        "{v} {shape:?}: {s:?}"
+                    );
+                    per[2] = chunk;
+                }
                 for axis in 0..3 {
                     let e = extent.get(axis).copied().unwrap_or(1);
                     assert!(

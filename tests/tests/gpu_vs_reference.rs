@@ -5,7 +5,8 @@
 use gpuconv::{reference, Mode, Options, Pixel, Variant};
 use gpuconv_tests::{
     assert_matches_reference, case_for, case_image, check_against_reference, check_close,
-    check_image_against_reference, gpu, mode_for, proptest_config, random_array, random_image, Case, ImageCase,
+    check_image_against_reference, gpu, mode_for, proptest_config, random_array, random_image, rank1_if_needed, Case,
+    ImageCase,
 };
 use ndarray::{s, Array, ArrayView, Dimension, IxDyn};
 use proptest::test_runner::{TestCaseError, TestRunner};
@@ -203,6 +204,7 @@ fn views_match_contiguous_copies<D: Dimension>(
     let gpu = gpu();
     for v in variants.chain([Variant::Auto]) {
         for m in masks {
+            let m = rank1_if_needed(v, m.view());
             for n in views {
                 let strided = gpu.conv(n.view(), m.view(), v).unwrap_or_else(|e| panic!("{v}: {e}"));
                 let contiguous = gpu
@@ -334,6 +336,7 @@ fn alternating_masks_each_take_effect() {
         for round in 0..2 {
             for v in Variant::all_of_dim(sides) {
                 for m in masks.iter().chain(masks.iter().rev()) {
+                    let m = rank1_if_needed(v, m.view());
                     let got = gpu.conv(n.view(), m.view(), v).unwrap();
                     assert_matches_reference(got.view(), n.view(), m.view(), &format!("round {round}, {v}"));
                 }
@@ -478,16 +481,17 @@ fn every_mode_on_axes_shorter_than_the_radius() {
     for (dim, list) in shapes.iter().enumerate().map(|(i, l)| (i + 1, l)) {
         for (i, shape) in list.iter().enumerate() {
             let n = random_array(IxDyn(shape), 80 + i as u64);
-            let m = random_array(IxDyn(&vec![7; dim]), 90 + i as u64); // radius 3 on every axis
-            let mut flipped = m.clone();
-            for axis in 0..dim {
-                flipped.invert_axis(ndarray::Axis(axis));
-            }
+            let general = random_array(IxDyn(&vec![7; dim]), 90 + i as u64); // radius 3 on every axis
             for mode in Mode::ALL.into_iter().chain([Mode::Constant(1.5)]) {
                 for v in Variant::all_of_dim(dim)
                     .filter(|v| v.all_modes())
                     .chain([Variant::Auto])
                 {
+                    let m = rank1_if_needed(v, general.view());
+                    let mut flipped = m.clone();
+                    for axis in 0..dim {
+                        flipped.invert_axis(ndarray::Axis(axis));
+                    }
                     let opts = Options { variant: v, mode };
                     let got = gpu
                         .correlate(n.view(), m.view(), opts)

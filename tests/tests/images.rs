@@ -112,6 +112,56 @@ fn u8_outputs_saturate_and_round_to_nearest_even() {
 
 /// An f32 image through the image kernels equals the same pixels as a 3D array under a
 /// (ky, kx, 1) mask through the plain-array kernels, within both tolerances.
+/// Masks and modes no image kernel takes (radius > 4 under a mode other than zero): Auto
+/// runs each channel plane through the 2D array kernels; u8 rounds as the kernels do.
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn auto_runs_wide_masks_under_every_mode_by_channel_planes() {
+    fn case<T: Pixel>(seed: u64) {
+        let gpu = gpu();
+        let img = random_image::<T>((37, 150, 3), seed);
+        let general = random_array((13, 11), seed + 1); // radii 5 (x) and 6 (y): conv2d_fast
+        let col = random_array(21, seed + 2);
+        let row = random_array(17, seed + 3);
+        let rank1 = ndarray::Array2::from_shape_fn((21, 17), |(i, j)| col[i] * row[j]); // conv2d_separable
+        for m in [general, rank1] {
+            let (ky, kx) = m.dim();
+            let radius = [kx as u32 / 2, ky as u32 / 2, 0];
+            for mode in [
+                Mode::Reflect,
+                Mode::Nearest,
+                Mode::Wrap,
+                Mode::Mirror,
+                Mode::Constant(3.0),
+            ] {
+                assert!(Variant::ImageFast.resolve_image(radius, 3, mode).is_err());
+                let got = gpu
+                    .correlate_image(img.view(), m.view(), Options::mode(mode))
+                    .unwrap_or_else(|e| panic!("{ky}x{kx} {mode:?}: {e}"));
+                if let Err(e) = check_image_against_reference(got.view(), img.view(), m.view(), mode) {
+                    panic!("{ky}x{kx} {mode:?}: {e}");
+                }
+            }
+        }
+        // A named image variant keeps its limits.
+        let m = random_array((13, 13), seed + 4);
+        let r = gpu.correlate_image(
+            img.view(),
+            m.view(),
+            Options {
+                variant: Variant::ImageFast,
+                mode: Mode::Reflect,
+            },
+        );
+        assert!(matches!(r, Err(Error::MaskTooLarge { .. })), "{r:?}");
+    }
+    case::<f32>(60);
+    case::<u8>(70);
+}
+
 #[test]
 #[cfg_attr(
     not(gpu_present),

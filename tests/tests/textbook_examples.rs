@@ -4,7 +4,7 @@
 //! below 2^24, exact in f32 in any summation order and with or without FMA, so the
 //! GPU results must be *exactly* equal.
 use gpuconv::{reference, Variant};
-use gpuconv_tests::gpu;
+use gpuconv_tests::{gpu, takes_rank1_only};
 use ndarray::{array, Array1, Array2, Array3};
 
 /// Figures 7.1-7.3: N = 1..7, M = [3, 4, 5, 4, 3].
@@ -116,8 +116,12 @@ const WORKED_3D: [([usize; 3], f32); 4] = [
     ([0, 2, 0], 118.0),
 ];
 
+/// Every variant of a dimension that takes the book's masks: all but the separable
+/// family, which takes only rank-1 masks (the book's are not; `separable_refuses_the_books_mask`).
 fn all_of(dim: usize) -> impl Iterator<Item = Variant> {
-    Variant::all_of_dim(dim).chain([Variant::Auto])
+    Variant::all_of_dim(dim)
+        .filter(|&v| !takes_rank1_only(v))
+        .chain([Variant::Auto])
 }
 
 // ---------------------------------------------------------------- CPU reference (always)
@@ -187,6 +191,20 @@ fn gpu_doc_example_every_variant() {
     for v in all_of(1) {
         let p = gpu.conv1d(n.view(), m.view(), v).unwrap_or_else(|e| panic!("{v}: {e}"));
         assert_eq!(p, want, "{v}");
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn separable_refuses_the_books_mask() {
+    let gpu = gpu();
+    let (n, m) = fig_7_4();
+    for v in Variant::all_of_dim(2).filter(|&v| takes_rank1_only(v)) {
+        let r = gpu.conv2d(n.view(), m.view(), v);
+        assert!(matches!(r, Err(gpuconv::Error::NotSeparable { .. })), "{v}: {r:?}");
     }
 }
 

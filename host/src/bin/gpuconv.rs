@@ -493,8 +493,10 @@ fn filter(a: &FilterArgs) -> Result<(), Error> {
     };
     let (ky, kx) = mask.dim();
     let radius = gpuconv::conv::mask_radius(&[ky, kx])?;
+    let taps: Vec<f32> = mask.iter().copied().collect();
+    let rank1 = gpuconv::conv::rank1_factors(&taps, ky, kx).is_some();
     // The image kernels take 1 to 4 channels alike: 1 stands for all here.
-    let gpu = match (gpu, variant.resolve_image(radius, 1, mode)) {
+    let gpu = match (gpu, variant.resolve_image_call(radius, rank1, 1, mode)) {
         (Some(g), Ok(_)) => Some(g),
         // `auto` promises an answer: where no kernel does this mask and mode, the
         // reference gives it. A named variant that cannot is the caller's error.
