@@ -268,6 +268,12 @@ pub enum Error {
         /// The pixel layout found (e.g. `Rgb16`).
         pixels: String,
     },
+    /// An `image` crate buffer whose pixels are not 8-bit gray, gray+alpha, RGB or RGBA.
+    #[error("{pixels} pixels are not supported: 8-bit gray, gray+alpha, RGB or RGBA only")]
+    BufferPixels {
+        /// The pixel layout found (e.g. `Rgb16`).
+        pixels: String,
+    },
     /// A file that claims a supported format but does not decode.
     #[error("{}: not a valid image: {why}", path.display())]
     Decode {

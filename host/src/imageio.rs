@@ -70,6 +70,16 @@ pub fn read_image(path: &Path) -> Result<Array3<u8>> {
             why: other.to_string(),
         },
     })?;
+    array_from_image(img).map_err(|e| match e {
+        Error::BufferPixels { pixels } => Error::PixelFormat { path: owned(), pixels },
+        e => e,
+    })
+}
+
+/// An `image` crate buffer (8-bit gray, gray+alpha, RGB or RGBA) as the
+/// `(height, width, channels)` array the image API takes. Other pixel types are refused
+/// rather than silently reduced to 8 bits.
+pub fn array_from_image(img: DynamicImage) -> Result<Array3<u8>> {
     let (w, h) = (img.width() as usize, img.height() as usize);
     let (channels, raw) = match img {
         DynamicImage::ImageLuma8(b) => (1, b.into_raw()),
@@ -77,13 +87,33 @@ pub fn read_image(path: &Path) -> Result<Array3<u8>> {
         DynamicImage::ImageRgb8(b) => (3, b.into_raw()),
         DynamicImage::ImageRgba8(b) => (4, b.into_raw()),
         other => {
-            return Err(Error::PixelFormat {
-                path: owned(),
+            return Err(Error::BufferPixels {
                 pixels: format!("{:?}", other.color()),
             })
         }
     };
-    Ok(Array3::from_shape_vec((h, w, channels), raw).expect("the decoder's buffer is h*w*channels"))
+    Ok(Array3::from_shape_vec((h, w, channels), raw).expect("an 8-bit buffer holds h*w*channels bytes"))
+}
+
+/// A `(height, width, channels)` array (1 to 4 channels, any strides) as an `image`
+/// crate buffer: gray, gray+alpha, RGB or RGBA.
+pub fn image_from_array(img: &ArrayView3<u8>) -> Result<DynamicImage> {
+    crate::image::check_image_shape(img.shape())?;
+    let (h, w, c) = img.dim();
+    let too_large = |n: usize| Error::TooLarge {
+        elements: n,
+        max: u32::MAX as usize,
+    };
+    let width = u32::try_from(w).map_err(|_| too_large(w))?;
+    let height = u32::try_from(h).map_err(|_| too_large(h))?;
+    let data: Vec<u8> = img.iter().copied().collect(); // row-major, whatever the strides
+    const FITS: &str = "w*h*c bytes, c in 1..=4 (checked above)";
+    Ok(match c {
+        1 => DynamicImage::ImageLuma8(image::GrayImage::from_raw(width, height, data).expect(FITS)),
+        2 => DynamicImage::ImageLumaA8(image::GrayAlphaImage::from_raw(width, height, data).expect(FITS)),
+        3 => DynamicImage::ImageRgb8(image::RgbImage::from_raw(width, height, data).expect(FITS)),
+        _ => DynamicImage::ImageRgba8(image::RgbaImage::from_raw(width, height, data).expect(FITS)),
+    })
 }
 
 /// Writes a `(height, width, channels)` image (1 to 4 channels) as PNG or JPEG, the
@@ -170,6 +200,24 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .filter(|n| n.ends_with(".tmp"))
             .collect()
+    }
+
+    #[test]
+    fn image_buffers_round_trip_and_16_bit_is_refused() {
+        for c in 1..=4 {
+            let img = pattern(5, 9, c);
+            let buf = image_from_array(&img.view()).unwrap();
+            assert_eq!(
+                (buf.width(), buf.height(), buf.color().channel_count()),
+                (9, 5, c as u8)
+            );
+            assert_eq!(array_from_image(buf).unwrap(), img, "{c} channels");
+        }
+        let t = pattern(4, 6, 3).permuted_axes([1, 0, 2]);
+        assert_eq!(array_from_image(image_from_array(&t.view()).unwrap()).unwrap(), t);
+        let deep = DynamicImage::ImageRgb16(image::ImageBuffer::new(2, 2));
+        assert!(matches!(array_from_image(deep), Err(Error::BufferPixels { .. })));
+        assert!(image_from_array(&Array3::<u8>::zeros((2, 2, 5)).view()).is_err());
     }
 
     #[test]
