@@ -273,15 +273,20 @@ impl Variant {
     /// The concrete variant for a pitched image of `channels` channels under a 2D mask of
     /// radii `radius` (x first) and ghost-cell `mode`: `Auto` becomes the first image
     /// family that supports all three; other variants are checked and returned.
-    /// What an image call (`Gpu::correlate_image`, host arrays) runs: the image kernel
-    /// [`Variant::resolve_image`] picks, or, for `Auto` where no image kernel takes the
-    /// mask and mode, the 2D array kernel every channel plane goes through on its own.
+    /// What an image call on host arrays (`Gpu::correlate_image`) runs: for `Auto`,
+    /// image_fast where it takes the mask, else the 2D array kernel `Auto` picks, run on
+    /// every channel plane (conv2d_fast, conv2d_separable: every mode, and far faster
+    /// than the textbook image_tiled), else image_tiled; a named variant as it is.
     pub fn resolve_image_call(self, radius: [u32; 3], rank1: bool, channels: u32, mode: Mode) -> Result<Variant> {
-        match self.resolve_image(radius, channels, mode) {
-            Err(Error::ModeUnsupported { .. } | Error::MaskTooLarge { .. }) if self == Variant::Auto => {
-                Variant::Auto.resolve_mask(2, radius, rank1, mode)
-            }
-            r => r,
+        if self != Variant::Auto {
+            return self.resolve_image(radius, channels, mode);
+        }
+        match Variant::ImageFast.resolve_image(radius, channels, mode) {
+            Ok(v) => Ok(v),
+            Err(Error::Channels { channels }) => Err(Error::Channels { channels }),
+            Err(_) => Variant::Auto
+                .resolve_mask(2, radius, rank1, mode)
+                .or_else(|e| self.resolve_image(radius, channels, mode).map_err(|_| e)),
         }
     }
 
@@ -467,7 +472,15 @@ mod tests {
             call(Variant::Auto, 2, false, Mode::Reflect).unwrap(),
             Variant::ImageFast
         );
-        assert_eq!(call(Variant::Auto, 6, false, Mode::Zero).unwrap(), Variant::ImageTiled);
+        assert_eq!(call(Variant::Auto, 6, false, Mode::Zero).unwrap(), Variant::Conv2dFast);
+        assert_eq!(
+            call(Variant::ImageTiled, 6, false, Mode::Zero).unwrap(),
+            Variant::ImageTiled
+        );
+        assert!(matches!(
+            call(Variant::Auto, 1, false, Mode::Zero),
+            Ok(Variant::ImageFast)
+        ));
         assert_eq!(
             call(Variant::Auto, 6, false, Mode::Reflect).unwrap(),
             Variant::Conv2dFast

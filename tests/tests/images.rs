@@ -112,8 +112,9 @@ fn u8_outputs_saturate_and_round_to_nearest_even() {
 
 /// An f32 image through the image kernels equals the same pixels as a 3D array under a
 /// (ky, kx, 1) mask through the plain-array kernels, within both tolerances.
-/// Masks and modes no image kernel takes (radius > 4 under a mode other than zero): Auto
-/// runs each channel plane through the 2D array kernels; u8 rounds as the kernels do.
+/// Masks past image_fast's radii (> 4), every mode: Auto runs each channel plane through
+/// the 2D array kernels (faster than image_tiled, and every mode); u8 rounds as the
+/// image kernels do.
 #[test]
 #[cfg_attr(
     not(gpu_present),

@@ -180,13 +180,12 @@ fn run_case<D: Dimension>(gpu: Option<&Gpu>, c: &Case<D>, reps: usize) -> Result
     let mut p = gpu.alloc(n.raw_dim())?;
     let mut failures = 0;
     for v in std::iter::once(Variant::Auto).chain(Variant::all_of_dim(dim)) {
-        if v.resolve(dim, c.radius).is_err() {
-            println!(
-                "{:<22} {:>12} {:>3}  (radius above this variant's limit)",
-                v.name(),
-                c.size,
-                c.radius
-            );
+        if let Err(e) = v.resolve(dim, c.radius) {
+            let why = match e {
+                gpuconv::Error::NotSeparable { .. } => "rank-1 masks only; this mask is not one",
+                _ => "radius above this variant's limit",
+            };
+            println!("{:<22} {:>12} {:>3}  ({why})", v.name(), c.size, c.radius);
             continue;
         }
         let us = gpu.median_us(1, reps, || gpu.conv_device(&n, c.mask.view(), v, &mut p).map(|_| ()))?;
