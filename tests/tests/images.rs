@@ -132,6 +132,7 @@ fn auto_runs_wide_masks_under_every_mode_by_channel_planes() {
             let (ky, kx) = m.dim();
             let radius = [kx as u32 / 2, ky as u32 / 2, 0];
             for mode in [
+                Mode::Zero,
                 Mode::Reflect,
                 Mode::Nearest,
                 Mode::Wrap,
