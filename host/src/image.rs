@@ -79,6 +79,17 @@ impl PixelKind {
 /// Most interleaved channels an image may have.
 pub const MAX_CHANNELS: usize = 4;
 
+/// Images take 2D masks.
+fn check_mask_2d(mask: &Mask) -> Result<()> {
+    if mask.ndim != 2 {
+        return Err(Error::MaskDimension {
+            input: 2,
+            mask: mask.ndim,
+        });
+    }
+    Ok(())
+}
+
 /// Checks an image's shape `(height, width, channels)`: non-empty, 1 to 4 channels,
 /// within 32-bit indexing.
 pub(crate) fn check_image_shape(shape: &[usize]) -> Result<()> {
@@ -367,12 +378,7 @@ impl Gpu {
 
     fn image_on_host<T: Pixel>(&self, img: ArrayView3<T>, mask: Mask, opts: Options) -> Result<Array3<T>> {
         check_image_shape(img.shape())?;
-        if mask.ndim != 2 {
-            return Err(Error::MaskDimension {
-                input: 2,
-                mask: mask.ndim,
-            });
-        }
+        check_mask_2d(&mask)?;
         let v = opts
             .variant
             .resolve_image_call(mask.radius, mask.rank1(), img.dim().2 as u32, opts.mode)?;
@@ -411,12 +417,7 @@ impl Gpu {
         opts: Options,
         output: &mut DeviceImage<'_, T>,
     ) -> Result<Variant> {
-        if mask.ndim != 2 {
-            return Err(Error::MaskDimension {
-                input: 2,
-                mask: mask.ndim,
-            });
-        }
+        check_mask_2d(mask)?;
         let v = opts
             .variant
             .resolve_image(mask.radius, input.channels as u32, opts.mode)?;

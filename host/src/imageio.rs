@@ -95,17 +95,25 @@ pub fn array_from_image(img: DynamicImage) -> Result<Array3<u8>> {
     Ok(Array3::from_shape_vec((h, w, channels), raw).expect("an 8-bit buffer holds h*w*channels bytes"))
 }
 
-/// A `(height, width, channels)` array (1 to 4 channels, any strides) as an `image`
-/// crate buffer: gray, gray+alpha, RGB or RGBA.
-pub fn image_from_array(img: &ArrayView3<u8>) -> Result<DynamicImage> {
+/// Width, height (as the `image` crate counts them) and channels of an image array.
+fn checked_dims(img: &ArrayView3<u8>) -> Result<(u32, u32, usize)> {
     crate::image::check_image_shape(img.shape())?;
     let (h, w, c) = img.dim();
     let too_large = |n: usize| Error::TooLarge {
         elements: n,
         max: u32::MAX as usize,
     };
-    let width = u32::try_from(w).map_err(|_| too_large(w))?;
-    let height = u32::try_from(h).map_err(|_| too_large(h))?;
+    Ok((
+        u32::try_from(w).map_err(|_| too_large(w))?,
+        u32::try_from(h).map_err(|_| too_large(h))?,
+        c,
+    ))
+}
+
+/// A `(height, width, channels)` array (1 to 4 channels, any strides) as an `image`
+/// crate buffer: gray, gray+alpha, RGB or RGBA.
+pub fn image_from_array(img: &ArrayView3<u8>) -> Result<DynamicImage> {
+    let (width, height, c) = checked_dims(img)?;
     let data: Vec<u8> = img.iter().copied().collect(); // row-major, whatever the strides
     const FITS: &str = "w*h*c bytes, c in 1..=4 (checked above)";
     Ok(match c {
@@ -125,14 +133,7 @@ pub fn image_from_array(img: &ArrayView3<u8>) -> Result<DynamicImage> {
 /// file is removed and an existing `path` is left as it was.
 pub fn write_image(path: &Path, img: &ArrayView3<u8>) -> Result<()> {
     let format = output_format(path)?;
-    crate::image::check_image_shape(img.shape())?;
-    let (h, w, c) = img.dim();
-    let too_large = |n: usize| Error::TooLarge {
-        elements: n,
-        max: u32::MAX as usize,
-    };
-    let width = u32::try_from(w).map_err(|_| too_large(w))?;
-    let height = u32::try_from(h).map_err(|_| too_large(h))?;
+    let (width, height, c) = checked_dims(img)?;
     let keep = if format == ImageFormat::Jpeg && c % 2 == 0 {
         c - 1
     } else {
