@@ -12,11 +12,7 @@ pub const TILE: u32 = THREADS * Q;
 /// Largest compiled radius.
 pub const MAX_RADIUS: u32 = 16;
 
-/// Halo cells staged on each side: `r` rounded up to whole F4s.
-#[inline]
-pub const fn pad(r: u32) -> u32 {
-    r.div_ceil(4) * 4
-}
+pub use super::pad;
 
 /// Persistent blocks (grid capped at the blocks resident at once, each looping over
 /// tiles through a copy ring) where arithmetic dominates. Measured on the H200 at 2^28:

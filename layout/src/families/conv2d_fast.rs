@@ -32,11 +32,7 @@ pub const fn tile_h(r: u32) -> u32 {
     THREADS_Y * rows_per_thread(r)
 }
 
-/// Halo columns staged on each side: `r` rounded up to whole F4s (16-byte aligned rows).
-#[inline]
-pub const fn pad(r: u32) -> u32 {
-    r.div_ceil(4) * 4
-}
+pub use super::pad;
 
 /// Persistent blocks where arithmetic dominates (r >= 3: 219 vs 253 us at r = 3, 8192²);
 /// below, one block per tile, where the hardware's block scheduling overlaps tiles

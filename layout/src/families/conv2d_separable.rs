@@ -24,11 +24,7 @@ pub const COL_Y: u32 = 16;
 /// Largest compiled radius.
 pub const MAX_RADIUS: u32 = 32;
 
-/// Halo columns staged on each side: `r` rounded up to whole F4s.
-#[inline]
-pub const fn pad(r: u32) -> u32 {
-    r.div_ceil(4) * 4
-}
+pub use super::pad;
 
 /// Width of a staged input row: the strip and its halos.
 #[inline]

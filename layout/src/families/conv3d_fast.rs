@@ -47,11 +47,7 @@ pub const fn tile_h(r: u32) -> u32 {
     THREADS_Y * rows_per_thread(r)
 }
 
-/// Halo columns staged on each side: `r` rounded up to whole F4s.
-#[inline]
-pub const fn pad(r: u32) -> u32 {
-    r.div_ceil(4) * 4
-}
+pub use super::pad;
 
 /// Planes in flight ahead of the ones being read: deep where memory dominates (r <= 1),
 /// one where arithmetic does.

@@ -6,14 +6,10 @@
 use crate::shape::{blocks, MAX_GRID_X};
 use crate::{masks, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
 
-/// Threads across a block: one warp.
-pub const THREADS_X: u32 = 32;
-/// Threads down a block.
-pub const THREADS_Y: u32 = 8;
-/// Floats per thread across (one F4 of interleaved channels).
-pub const QX: u32 = 4;
-/// Output tile width of a block, in floats of interleaved channels.
-pub const TILE_W: u32 = THREADS_X * QX;
+/// The block and thread geometry of `conv2d_fast`, counted in floats of interleaved
+/// channels: a block is a warp across (`THREADS_X`) by `THREADS_Y`, each thread one F4
+/// across (`QX`), a tile `TILE_W` floats wide.
+pub use super::conv2d_fast::{QX, THREADS_X, THREADS_Y, TILE_W};
 /// Largest compiled radius.
 pub const MAX_RADIUS: u32 = 4;
 /// Largest compiled channel count.
@@ -34,7 +30,7 @@ pub const fn tile_h(r: u32) -> u32 {
 /// Halo floats staged on each side: the `r·c` floats a tap reaches, rounded up to F4s.
 #[inline]
 pub const fn pad(r: u32, c: u32) -> u32 {
-    (r * c).div_ceil(4) * 4
+    super::pad(r * c)
 }
 
 /// Persistent blocks where arithmetic dominates (as `conv2d_fast`).

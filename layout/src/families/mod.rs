@@ -6,6 +6,14 @@ use crate::family::{str_eq, Family};
 
 pub mod textbook;
 
+/// Halo cells the fast kernels stage on each side of a tile: the `cells` a tap reaches,
+/// rounded up to whole groups of 4 floats, so staged rows stay 16-byte aligned and are
+/// copied with 16-byte `cp.async`.
+#[inline]
+pub const fn pad(cells: u32) -> u32 {
+    cells.div_ceil(4) * 4
+}
+
 /// Calls `$m! { $(#[doc] module => Variant,)* }` with every kernel family: the one list of
 /// them. A family's module name is its name everywhere (device file, PTX entry, host
 /// `Variant::name`, test and bench ids); the second name is its host `Variant`.
