@@ -130,7 +130,11 @@ pub fn build(opts: &BuildOptions) -> Result<Built, Error> {
     if let Some(parent) = opts.out_file.parent() {
         std::fs::create_dir_all(parent).map_err(|e| Error::Io(parent.to_path_buf(), e))?;
     }
-    let out = opts.out_file.to_string_lossy().into_owned();
+    // rustc writes its assembly to a file of its own, never patched: when cargo finds the
+    // device crate fresh it does not run rustc, and patching `out_file` in place would
+    // apply the launch bounds a second time.
+    let raw = opts.out_file.with_extension("rustc.ptx");
+    let out = raw.to_string_lossy().into_owned();
     let mut cmd = device_cargo(opts);
     cmd.args([
         "rustc",
@@ -147,7 +151,7 @@ pub fn build(opts: &BuildOptions) -> Result<Built, Error> {
         return Err(Error::Cargo(stderr));
     }
     let warnings = warning_blocks(&stderr);
-    let ptx = std::fs::read_to_string(&opts.out_file).map_err(|e| Error::Io(opts.out_file.clone(), e))?;
+    let ptx = std::fs::read_to_string(&raw).map_err(|e| Error::Io(raw.clone(), e))?;
     let ptx = launch_bounds::apply(&ptx).map_err(|missing| {
         Error::Check(
             missing
@@ -276,6 +280,14 @@ pub fn check(ptx: &str) -> Result<(), Error> {
             ));
         }
     }
+    // Launch bounds applied once each: one `.maxntid` per `launch_bounds!` declaration.
+    let directives = ptx.lines().filter(|l| l.trim_start().starts_with(".maxntid")).count();
+    let declared = launch_bounds::declared(ptx).len();
+    if directives != declared {
+        problems.push(format!(
+            "{directives} .maxntid directives for {declared} launch_bounds! declarations"
+        ));
+    }
     for l in ptx.lines().filter(|l| l.trim_start().starts_with(".extern .func")) {
         problems.push(format!("unresolved function: {}", l.trim()));
     }
@@ -386,6 +398,18 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("missing .const symbol MASK_3D[3375]"), "{err}");
+    }
+
+    #[test]
+    fn launch_bounds_applied_twice_fail() {
+        let declared = format!("// launch_bounds conv2d_fast_r1 256 5\n{}", good());
+        let once = launch_bounds::apply(&declared).unwrap();
+        check(&once).unwrap();
+        let err = check(&launch_bounds::apply(&once).unwrap()).unwrap_err().to_string();
+        assert!(
+            err.contains("2 .maxntid directives for 1 launch_bounds! declarations"),
+            "{err}"
+        );
     }
 
     #[test]
