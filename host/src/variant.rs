@@ -250,14 +250,7 @@ impl Variant {
         if f.separable && !rank1 {
             return Err(Error::NotSeparable { variant: v });
         }
-        if let Err(limit) = f.check_radius(radius) {
-            return Err(Error::MaskTooLarge {
-                variant: v,
-                radius: radius.iter().copied().max().unwrap_or(0) as usize,
-                max: limit.max as usize,
-                why: limit.why,
-            });
-        }
+        check_radius(v, radius)?;
         if mode != Mode::Zero && !f.all_modes() {
             return Err(Error::ModeUnsupported {
                 variant: self,
@@ -270,9 +263,6 @@ impl Variant {
 }
 
 impl Variant {
-    /// The concrete variant for a pitched image of `channels` channels under a 2D mask of
-    /// radii `radius` (x first) and ghost-cell `mode`: `Auto` becomes the first image
-    /// family that supports all three; other variants are checked and returned.
     /// What an image call on host arrays (`Gpu::correlate_image`) runs: for `Auto`,
     /// image_fast where it takes the mask, else the 2D array kernel `Auto` picks, run on
     /// every channel plane (conv2d_fast, conv2d_separable: every mode, and far faster
@@ -290,6 +280,9 @@ impl Variant {
         }
     }
 
+    /// The concrete variant for a pitched image of `channels` channels under a 2D mask of
+    /// radii `radius` (x first) and ghost-cell `mode`: `Auto` becomes the first image
+    /// family that supports all three; other variants are checked and returned.
     pub fn resolve_image(self, radius: [u32; 3], channels: u32, mode: Mode) -> Result<Variant> {
         let fits = |v: &Variant| {
             let f = v.family().expect("concrete");
@@ -307,14 +300,7 @@ impl Variant {
         if !f.image {
             return Err(Error::NotForImages { variant: v });
         }
-        if let Err(limit) = f.check_radius(radius) {
-            return Err(Error::MaskTooLarge {
-                variant: v,
-                radius: radius.iter().copied().max().unwrap_or(0) as usize,
-                max: limit.max as usize,
-                why: limit.why,
-            });
-        }
+        check_radius(v, radius)?;
         if !f.check_channels(channels) {
             return Err(Error::Channels {
                 channels: channels as usize,
@@ -330,6 +316,17 @@ impl Variant {
         }
         Ok(v)
     }
+}
+
+/// `v`'s radius limit as the typed error that names it.
+fn check_radius(v: Variant, radius: [u32; 3]) -> Result<()> {
+    let f = v.family().expect("concrete");
+    f.check_radius(radius).map_err(|limit| Error::MaskTooLarge {
+        variant: v,
+        radius: radius.iter().copied().max().unwrap_or(0) as usize,
+        max: limit.max as usize,
+        why: limit.why,
+    })
 }
 
 impl std::fmt::Display for Variant {
