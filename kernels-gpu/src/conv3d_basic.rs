@@ -7,14 +7,16 @@
 use crate::device::*;
 
 /// `P[z][y][x] = Σ N[z-rz+i][y-ry+j][x-rx+k] · M[i][j][k]` over a row-major `d×h×w`
-/// volume, ghost cells 0, one thread per output in 32x4x4 blocks.
+/// volume, ghost cells 0, one thread per output in 32x4x4 blocks: the loop both direct
+/// 3D kernels run. `tap(t)` reads mask tap `t` (row-major): from the pointer here, from
+/// `MASK_3D` in `conv3d_const`.
 ///
 /// # Safety
-/// `a.input`, `a.output` hold `w·h·d` floats (< 2^31), `a.mask` the
-/// `(2rz+1)(2ry+1)(2rx+1)` taps; launched as `layout::families::conv3d_basic` says.
+/// `a.input`, `a.output` hold `w·h·d` floats (< 2^31); `tap` reads any `t` below
+/// `(2rz+1)(2ry+1)(2rx+1)`; launched as the caller's family says.
 #[inline(always)]
-unsafe fn body(r: [u32; 3], a: &ConvArgs) {
-    let (n, m, p) = (input(a), mask(a), output(a));
+pub(crate) unsafe fn direct(r: [u32; 3], a: &ConvArgs, tap: impl Fn(u32) -> f32) {
+    let (n, p) = (input(a), output(a));
     let [w, h, d] = a.extent;
     let x = block_x() * block_dim_x() + thread_x();
     let y = block_y() * block_dim_y() + thread_y();
@@ -41,21 +43,30 @@ unsafe fn body(r: [u32; 3], a: &ConvArgs) {
             for fx in 0..kx {
                 let ix = (x + fx).wrapping_sub(rx);
                 if iz < d && iy < h && ix < w {
-                    let tap = (fz * ky + fy) * kx + fx;
-                    // SAFETY: (iz, iy, ix) is inside N, tap inside M.
-                    let (mv, nv) = unsafe {
-                        (
-                            load_global(m.wrapping_add(tap as usize)),
-                            load_global(line.wrapping_add(fx as usize)),
-                        )
-                    };
-                    acc = fma(mv, nv, acc);
+                    let m = tap((fz * ky + fy) * kx + fx);
+                    // SAFETY: (iz, iy, ix) is inside N.
+                    let nv = unsafe { load_global(line.wrapping_add(fx as usize)) };
+                    acc = fma(m, nv, acc);
                 }
             }
         }
     }
     // SAFETY: (z, y, x) is inside P.
     unsafe { store_global(p.wrapping_add(center), acc) }
+}
+
+/// The mask by pointer.
+///
+/// # Safety
+/// As [`direct`], `a.mask` holding the `(2rz+1)(2ry+1)(2rx+1)` taps; launched as
+/// `layout::families::conv3d_basic` says.
+#[inline(always)]
+unsafe fn body(r: [u32; 3], a: &ConvArgs) {
+    let m = mask(a);
+    // SAFETY: `direct` reads only taps below the count `a.mask` holds.
+    let tap = |t: u32| unsafe { load_global(m.wrapping_add(t as usize)) };
+    // SAFETY: the contract covers N, P and the launch.
+    unsafe { direct(r, a, tap) }
 }
 
 /// Run-time radii (any the host allows).
