@@ -139,11 +139,15 @@ impl Gpu {
         assert_eq!(A::LIST, params, "{entry} takes {params:?}, not {:?}", A::LIST);
         let f = self.module.get_function(entry)?;
         let mut g = shape.grid;
-        if shape.persistent || shape.shared_bytes > DEFAULT_SHARED_LIMIT {
+        if shape.persistent || shape.depth.is_some() || shape.shared_bytes > DEFAULT_SHARED_LIMIT {
             let per_sm = self.prepare(entry, &f, &shape)?;
             if shape.persistent {
                 // One wave, no tail: the blocks loop over the tiles.
                 g.0 = g.0.min(per_sm.max(1) * self.sm_count);
+            }
+            if let Some(depth) = shape.depth {
+                // Chunks of depth that fill the last wave of blocks.
+                g.2 = depth.chunks(g.0 * g.1, per_sm.max(1) * self.sm_count);
             }
         }
         let b = shape.block;

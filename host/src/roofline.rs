@@ -41,6 +41,7 @@ impl Gpu {
             block: (FMA_BLOCK, 1, 1),
             shared_bytes: 0,
             persistent: false,
+            depth: None,
         };
         let args = FmaProbeArgs {
             out: out.addr(),

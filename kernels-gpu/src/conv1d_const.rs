@@ -24,7 +24,7 @@ pub unsafe extern "gpu-kernel" fn conv1d_const(a: ConvArgs) {
             // SAFETY: k is inside N.
             acc = fma(
                 unsafe { load_global(first.wrapping_add(j as usize)) },
-                Mask1d::get(j),
+                Mask1d::get(j as usize),
                 acc,
             );
         }

@@ -28,7 +28,7 @@ unsafe fn compute<const R: u32>(s: *const f32, p: *mut f32, len: u32, t: u32) {
     }
     let mut acc = [0.0f32; Q as usize];
     for j in 0..2 * R + 1 {
-        let m = Mask1d::get(j);
+        let m = Mask1d::get(j as usize);
         for q in 0..Q {
             acc[q as usize] = fma(v[(pd - R + j + q) as usize], m, acc[q as usize]);
         }

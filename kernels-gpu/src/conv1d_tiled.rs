@@ -57,7 +57,7 @@ pub unsafe extern "gpu-kernel" fn conv1d_tiled(a: ConvArgs) {
         let mut acc = 0.0f32;
         for j in 0..2 * radius + 1 {
             // SAFETY: t + j < B + 2r.
-            acc = fma(unsafe { *window.add(j as usize) }, Mask1d::get(j), acc);
+            acc = fma(unsafe { *window.add(j as usize) }, Mask1d::get(j as usize), acc);
         }
         // SAFETY: i < len.
         unsafe { store_global(p.wrapping_add(i as usize), acc) }

@@ -47,7 +47,7 @@ pub unsafe extern "gpu-kernel" fn conv1d_tiled_cached(a: ConvArgs) {
                     load_global(first_n.wrapping_add(j as usize))
                 }
             };
-            acc = fma(v, Mask1d::get(j), acc);
+            acc = fma(v, Mask1d::get(j as usize), acc);
         }
     }
     // SAFETY: i < len.

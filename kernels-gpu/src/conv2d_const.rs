@@ -33,7 +33,7 @@ unsafe fn body(r: [u32; 3], a: &ConvArgs) {
             if ir < h && ic < w {
                 // SAFETY: (ir, ic) is inside N.
                 let nv = unsafe { load_global(line.wrapping_add(fc as usize)) };
-                acc = fma(Mask2d::get(fr * kx + fc), nv, acc);
+                acc = fma(Mask2d::get((fr * kx + fc) as usize), nv, acc);
             }
         }
     }

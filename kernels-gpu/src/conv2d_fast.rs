@@ -26,16 +26,16 @@ const THREADS: u32 = THREADS_X * THREADS_Y;
 unsafe fn compute<const R: u32>(s: *const f32, p: *mut f32, w: u32, h: u32, (x0, y0): (u32, u32)) {
     let k = rows_per_thread(R);
     let (tx, ty) = (thread_x(), thread_y());
-    let mut acc: patch::Acc = [[0.0; QX as usize]; patch::MAX_ROWS];
+    let mut acc = [patch::ZERO];
     let first = s.wrapping_add(((ty * k) * staged_w(R) + QX * tx) as usize);
     // SAFETY: the thread's window lies inside the staged buffer (`buffer_floats`).
     unsafe {
-        patch::accumulate::<R, 1>(first, staged_w(R), pad(R), k, R > 4, &mut acc, |fr, fc| {
-            Mask2d::get(fr * (2 * R + 1) + fc)
+        patch::accumulate::<R, 1>(first, staged_w(R), pad(R), k, R > 4, &mut acc, 1, |_, fr, fc| {
+            Mask2d::get(fr * (2 * R as usize + 1) + fc)
         })
     };
     // SAFETY: the kernel's contract covers p, w and h.
-    unsafe { patch::store(&acc, k, p, w, w, h, x0 + QX * tx, y0 + ty * k) }
+    unsafe { patch::store(&acc[0], k, p, w, w, h, x0 + QX * tx, y0 + ty * k) }
 }
 
 /// # Safety

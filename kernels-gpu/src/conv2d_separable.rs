@@ -36,7 +36,7 @@ unsafe fn row_pass<const R: u32>(inb: *const f32, ring: *mut f32, first: u32) {
     let passes = if R <= 8 {
         STEP / ROWS_AT_ONCE
     } else {
-        core::hint::black_box(STEP / ROWS_AT_ONCE)
+        opaque(STEP / ROWS_AT_ONCE)
     };
     for it in 0..passes {
         let row = r0 + it * ROWS_AT_ONCE;
@@ -49,7 +49,7 @@ unsafe fn row_pass<const R: u32>(inb: *const f32, ring: *mut f32, first: u32) {
         }
         let mut acc = [0.0f32; ROW_X as usize];
         for j in 0..2 * R + 1 {
-            let m = Mask1d::get(j);
+            let m = Mask1d::get(j as usize);
             for q in 0..ROW_X {
                 acc[q as usize] = fma(m, v[(pad(R) - R + j + q) as usize], acc[q as usize]);
             }
@@ -84,7 +84,7 @@ unsafe fn column_pass<const R: u32>(
         let v = unsafe { *ring.add((rr * TILE_W + col) as usize) };
         for q in 0..COL_Y {
             if i >= q && i - q <= 2 * R {
-                acc[q as usize] = fma(Mask1d::get(2 * R + 1 + i - q), v, acc[q as usize]);
+                acc[q as usize] = fma(Mask1d::get((2 * R + 1 + i - q) as usize), v, acc[q as usize]);
             }
         }
         rr += 1;

@@ -55,7 +55,7 @@ unsafe fn body(r: [u32; 3], a: &ConvArgs) {
                 if sx < T && sy < T {
                     // SAFETY: (sy, sx) is inside the tile.
                     acc = fma(
-                        Mask2d::get(fr * kx + fc),
+                        Mask2d::get((fr * kx + fc) as usize),
                         unsafe { *s_line.wrapping_add(fc as usize) },
                         acc,
                     );
@@ -65,7 +65,7 @@ unsafe fn body(r: [u32; 3], a: &ConvArgs) {
                         // `load_global`: kept apart from the shared load (see device.rs).
                         // SAFETY: (ir, ic) is inside N.
                         let v = unsafe { load_global(n_line.wrapping_add(fc as usize)) };
-                        acc = fma(Mask2d::get(fr * kx + fc), v, acc);
+                        acc = fma(Mask2d::get((fr * kx + fc) as usize), v, acc);
                     }
                 }
             }

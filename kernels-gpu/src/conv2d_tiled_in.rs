@@ -40,7 +40,11 @@ unsafe fn body(r: [u32; 3], a: &ConvArgs) {
             let line = corner.wrapping_add((fr * IN) as usize);
             for fc in 0..kx {
                 // SAFETY: tr + fr < IN and tc + fc < IN: inside the tile.
-                acc = fma(Mask2d::get(fr * kx + fc), unsafe { *line.add(fc as usize) }, acc);
+                acc = fma(
+                    Mask2d::get((fr * kx + fc) as usize),
+                    unsafe { *line.add(fc as usize) },
+                    acc,
+                );
             }
         }
         // SAFETY: an inside cell is in P.

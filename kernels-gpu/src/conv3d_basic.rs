@@ -15,7 +15,7 @@ use crate::device::*;
 /// `a.input`, `a.output` hold `w·h·d` floats (< 2^31); `tap` reads any `t` below
 /// `(2rz+1)(2ry+1)(2rx+1)`; launched as the caller's family says.
 #[inline(always)]
-pub(crate) unsafe fn direct(r: [u32; 3], a: &ConvArgs, tap: impl Fn(u32) -> f32) {
+pub(crate) unsafe fn direct(r: [u32; 3], a: &ConvArgs, tap: impl Fn(usize) -> f32) {
     let (n, p) = (input(a), output(a));
     let [w, h, d] = a.extent;
     let x = block_x() * block_dim_x() + thread_x();
@@ -43,7 +43,7 @@ pub(crate) unsafe fn direct(r: [u32; 3], a: &ConvArgs, tap: impl Fn(u32) -> f32)
             for fx in 0..kx {
                 let ix = (x + fx).wrapping_sub(rx);
                 if iz < d && iy < h && ix < w {
-                    let m = tap((fz * ky + fy) * kx + fx);
+                    let m = tap(((fz * ky + fy) * kx + fx) as usize);
                     // SAFETY: (iz, iy, ix) is inside N.
                     let nv = unsafe { load_global(line.wrapping_add(fx as usize)) };
                     acc = fma(m, nv, acc);
@@ -64,7 +64,7 @@ pub(crate) unsafe fn direct(r: [u32; 3], a: &ConvArgs, tap: impl Fn(u32) -> f32)
 unsafe fn body(r: [u32; 3], a: &ConvArgs) {
     let m = mask(a);
     // SAFETY: `direct` reads only taps below the count `a.mask` holds.
-    let tap = |t: u32| unsafe { load_global(m.wrapping_add(t as usize)) };
+    let tap = |t: usize| unsafe { load_global(m.wrapping_add(t)) };
     // SAFETY: the contract covers N, P and the launch.
     unsafe { direct(r, a, tap) }
 }

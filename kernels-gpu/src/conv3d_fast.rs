@@ -1,11 +1,16 @@
-//! 3D fast: compile-time radius (one entry point per radius). A block owns a 128 x 16
+//! 3D fast: compile-time radius (one entry point per radius). A block owns a 128 x 8K
 //! column of outputs and a chunk of depth, and walks it plane by plane. The input planes
 //! of its column (with x/y halos) stream through a ring of shared buffers with 16-byte
-//! `cp.async`, `ahead(R)` planes ahead of the ones in use, so each input plane is read
-//! once per column while earlier ones are computed. An output plane is the sum, over
-//! the `2R+1` staged planes around it, of a 2D register patch (`patch::accumulate`, the
-//! fast 2D kernel's inner loop) with that plane's slice of the mask. Geometry:
-//! `layout::families::conv3d_fast`.
+//! `cp.async`, `ahead(R)` planes ahead of the one in use, so each input plane is read
+//! once per column while earlier ones are computed.
+//!
+//! Each thread keeps one register patch (`patch::accumulate`, the fast 2D kernel's inner
+//! loop) for each of the `2R+1` output planes the current input plane touches: it reads
+//! the plane's window from shared memory once and adds it into every patch through that
+//! patch's slice of the mask, then stores the patch that is complete and moves the
+//! others down. Every tap's mask plane is then a constant (a constant-bank FFMA
+//! operand), and shared memory is read once per input plane instead of `2R+1` times.
+//! Geometry: `layout::families::conv3d_fast`.
 use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv3d_fast::{
@@ -17,7 +22,11 @@ use layout::mode::map_index;
 /// Threads per block.
 const THREADS: u32 = THREADS_X * THREADS_Y;
 
-const _: () = assert!(QX == patch::QX && rows_per_thread(0) as usize <= patch::MAX_ROWS);
+const _: () = assert!(
+    QX == patch::QX
+        && rows_per_thread(0) as usize <= patch::MAX_ROWS
+        && ((2 * layout::families::conv3d_fast::MAX_RADIUS) as usize) < patch::MAX_PLANES
+);
 
 /// # Safety
 /// `a.input`, `a.output` hold `w·h·d` floats (< 2^31); `MASK_3D` holds the `(2R+1)^3`
@@ -63,48 +72,52 @@ unsafe fn conv3d_fast<const R: u32>(a: &ConvArgs) {
         // are multiples of 4.
         unsafe { stage::window(win, base + 4 * slot_floats * (q % ring(R)), tid, THREADS) }
     };
-    // Prologue: the planes of the first output plane, and `ahead(R)` more in flight.
-    let last = steps + 2 * R; // planes staged: 0..last
-    for q in 0..2 * R + ahead(R) {
-        if q < last {
+    let planes = steps + 2 * R; // staged: 0..planes
+    for q in 0..ahead(R) {
+        if q < planes {
             stage_plane(q);
         }
         cp_async_commit(); // one group per plane, empty ones keep the count uniform
     }
     let first = ((ty * k) * sw + QX * tx) as usize;
-    for t in 0..steps {
-        // Plane t + 2R + ahead goes into the slot of plane t - 1, freed by the barrier
-        // that ended the previous step.
-        let q = t + 2 * R + ahead(R);
-        if q < last {
-            stage_plane(q);
+    // acc[j] sums output plane q - 2R + j (of the chunk) while plane q is read.
+    let mut acc = [patch::ZERO; patch::MAX_PLANES];
+    for q in 0..planes {
+        // Plane q + ahead goes into the slot of plane q - 2: everyone finished reading
+        // it before the barrier of step q - 1 (the ring holds ahead + 2 planes).
+        if q + ahead(R) < planes {
+            stage_plane(q + ahead(R));
         }
         cp_async_commit();
-        cp_async_wait_all_but(ahead(R)); // this thread's copies of plane t + 2R landed
+        cp_async_wait_all_but(ahead(R)); // this thread's copies of plane q landed
         sync_threads(); // ... and everyone else's
-        let mut acc: patch::Acc = [[0.0; QX as usize]; patch::MAX_ROWS];
-        // Unrolled over the planes, ptxas hoists several planes' windows at once and
-        // spills from r = 2; rolled (an opaque bound), each plane's taps stay unrolled
-        // and the mask plane's offset is uniform.
-        let planes = if R <= 1 {
-            2 * R + 1
-        } else {
-            core::hint::black_box(2 * R + 1)
+        let slot = s.wrapping_add((slot_floats * (q % ring(R))) as usize);
+        // SAFETY: the thread's window lies inside the slot.
+        unsafe {
+            patch::accumulate::<R, 1>(
+                slot.wrapping_add(first),
+                sw,
+                pd,
+                k,
+                false,
+                &mut acc,
+                2 * R + 1,
+                |j, fr, fc| {
+                    // Output plane q - 2R + j reads input plane q through mask plane 2R - j.
+                    let n = 2 * R as usize + 1;
+                    Mask3d::get(((n - 1 - j) * n + fr) * n + fc)
+                },
+            )
         };
-        for dz in 0..planes {
-            let slot = s.wrapping_add((slot_floats * ((t + dz) % ring(R))) as usize);
-            let plane_taps = dz * (2 * R + 1) * (2 * R + 1);
-            // SAFETY: the thread's window lies inside the slot.
-            unsafe {
-                patch::accumulate::<R, 1>(slot.wrapping_add(first), sw, pd, k, false, &mut acc, |fr, fc| {
-                    Mask3d::get(plane_taps + fr * (2 * R + 1) + fc)
-                })
-            };
+        if q >= 2 * R {
+            let out = p.wrapping_add((z_begin + q - 2 * R) as usize * plane_len);
+            // SAFETY: output plane z_begin + q - 2R < z_begin + steps <= d lies inside P.
+            unsafe { patch::store(&acc[0], k, out, w, w, h, x0 + QX * tx, y0 + ty * k) };
         }
-        let out = p.wrapping_add((z_begin + t) as usize * plane_len);
-        // SAFETY: output plane z_begin + t < d lies inside P.
-        unsafe { patch::store(&acc, k, out, w, w, h, x0 + QX * tx, y0 + ty * k) };
-        sync_threads(); // the slot of plane t is free to be refilled
+        for j in 0..2 * R as usize {
+            acc[j] = acc[j + 1];
+        }
+        acc[2 * R as usize] = patch::ZERO;
     }
 }
 

@@ -53,7 +53,7 @@ unsafe fn body(r: [u32; 3], a: &ConvArgs) {
             let s_line = s_corner.wrapping_add(((fz * T + fy) * T) as usize);
             let n_line = n_corner.wrapping_add(fz as usize * plane + fy as usize * wu);
             for fx in 0..kx {
-                let m = Mask3d::get((fz * ky + fy) * kx + fx);
+                let m = Mask3d::get(((fz * ky + fy) * kx + fx) as usize);
                 let sx = (tx + fx).wrapping_sub(rx);
                 if sx < T && sy < T && sz < T {
                     // SAFETY: (sz, sy, sx) is inside the tile.

@@ -44,7 +44,7 @@ unsafe fn body(r: [u32; 3], a: &ConvArgs) {
                 for fx in 0..kx {
                     // SAFETY: (oz+fz, oy+fy, ox+fx) is inside the tile.
                     let v = unsafe { *line.add(fx as usize) };
-                    acc = fma(Mask3d::get((fz * ky + fy) * kx + fx), v, acc);
+                    acc = fma(Mask3d::get(((fz * ky + fy) * kx + fx) as usize), v, acc);
                 }
             }
         }

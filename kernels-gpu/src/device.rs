@@ -91,6 +91,24 @@ pub fn shared_f32() -> *mut f32 {
     core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<F4>() as *mut f32
 }
 
+/// `v`, opaque to LLVM: a loop bounded by it stays rolled. Unlike
+/// `core::hint::black_box`, which goes through local memory (a load per iteration), the
+/// value stays in a register.
+#[inline(always)]
+pub fn opaque(v: u32) -> u32 {
+    let o: u32;
+    // SAFETY: a register move; touches no memory.
+    unsafe {
+        core::arch::asm!(
+            "mov.u32 {o}, {v};",
+            o = out(reg32) o,
+            v = in(reg32) v,
+            options(pure, nomem, nostack, preserves_flags)
+        )
+    };
+    o
+}
+
 /// `a·b + c` with one rounding (`fma.rn.f32`, FFMA). Rust never contracts `a*b + c` on
 /// its own, and PTX `mul.rn`/`add.rn` forbid ptxas from fusing them; nvcc fuses by
 /// default, so the textbook kernels use this too to stay the CUDA C++ peers' twins.
@@ -535,7 +553,7 @@ macro_rules! declare_const_masks {
             /// (`LDC.64`/`ULDC.64`) instead of one `LDC` per tap; with a constant `i`
             /// ptxas folds the load into its FFMA as a constant-bank operand.
             #[inline(always)]
-            pub fn get(i: u32) -> f32 {
+            pub fn get(i: usize) -> f32 {
                 let v: f32;
                 // SAFETY: `ld.const` inside the module's own symbol; the host checks the
                 // mask against the symbol's length, so `i` stays inside it.
@@ -543,7 +561,7 @@ macro_rules! declare_const_masks {
                     core::arch::asm!(
                         "ld.const.f32 {v}, [{a}];",
                         v = out(reg32) v,
-                        a = in(reg64) Self::base() + (i as u64) * 4,
+                        a = in(reg64) Self::base() + (i as u64) * 4, // usize is u64 on nvptx64
                         // Not `pure`: LLVM would hoist and CSE every tap into a register
                         // (255 registers and spills at r = 8); left in place, ptxas folds
                         // each load into its FFMA as a constant-bank operand.

@@ -63,7 +63,7 @@ unsafe fn filter<const R: u32, const C: u32, P: Pixel>(a: &ConvArgs) {
         },
         |_, s| {
             let (x0, y0) = at(computed.advance());
-            let mut acc: patch::Acc = [[0.0; QX as usize]; patch::MAX_ROWS];
+            let mut acc = [patch::ZERO];
             let first = s.wrapping_add(((ty * k) * staged_w(R, C) + QX * tx) as usize);
             // SAFETY: the thread's window lies inside the staged buffer.
             unsafe {
@@ -74,11 +74,12 @@ unsafe fn filter<const R: u32, const C: u32, P: Pixel>(a: &ConvArgs) {
                     k,
                     R > 1 || (R > 0 && C > 1),
                     &mut acc,
-                    |fr, fc| Mask2d::get(fr * (2 * R + 1) + fc),
+                    1,
+                    |_, fr, fc| Mask2d::get(fr * (2 * R as usize + 1) + fc),
                 )
             };
             // SAFETY: the kernel's contract covers the output image.
-            unsafe { patch::store(&acc, k, p, row_pitch, wf, h, x0 + QX * tx, y0 + ty * k) }
+            unsafe { patch::store(&acc[0], k, p, row_pitch, wf, h, x0 + QX * tx, y0 + ty * k) }
         },
     )
 }

@@ -8,12 +8,20 @@ use crate::device::*;
 pub const QX: u32 = 4;
 /// Most output rows a patch holds.
 pub const MAX_ROWS: usize = 8;
+/// Most patches one window feeds (the 3D kernel's `2R+1` output planes, R <= 3).
+pub const MAX_PLANES: usize = 7;
 
 /// The accumulators: `acc[o][j]` is the output `o` rows down, `j` across.
 pub type Acc = [[f32; QX as usize]; MAX_ROWS];
 
-/// Adds one staged 2D window into `acc` through a `(2R+1)²` mask plane: `tap(fr, fc)` is
-/// the mask's row `fr`, column `fc`. `s` points at the window's first cell for this
+/// A patch of zeros.
+pub const ZERO: Acc = [[0.0; QX as usize]; MAX_ROWS];
+
+/// Adds one staged 2D window into the patches `acc[..planes]`, patch `j` through the
+/// `(2R+1)²` mask plane `tap(j, fr, fc)` (mask row `fr`, column `fc`; `usize`, so that
+/// with rolled rows a tap's address is one register plus an immediate): each input row is
+/// loaded once and feeds every patch (the 3D kernel keeps one patch per output plane the
+/// window touches; 2D kernels pass one). `s` points at the window's first cell for this
 /// thread (staged row `ty·k`, column `4·tx`); rows are `sw` floats apart and hold input
 /// columns from `pd` before the patch (`pd >= R·S`, a multiple of 4). Taps along a row
 /// are `S` floats apart: 1, or the channel count of an interleaved image (each tap reads
@@ -25,21 +33,19 @@ pub type Acc = [[f32; QX as usize]; MAX_ROWS];
 /// The `k + 2R` rows of `QX + 2pd` floats from `s` lie inside a staged buffer, 16-byte
 /// aligned.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)] // positional, as `store` (register allocation)
 pub unsafe fn accumulate<const R: u32, const S: u32>(
     s: *const f32,
     sw: u32,
     pd: u32,
     k: u32,
     roll_rows: bool,
-    acc: &mut Acc,
-    tap: impl Fn(u32, u32) -> f32,
+    acc: &mut [Acc],
+    planes: u32,
+    tap: impl Fn(usize, usize, usize) -> f32,
 ) {
     let win = (QX + 2 * pd) as usize;
-    let rows = if roll_rows {
-        core::hint::black_box(k + 2 * R)
-    } else {
-        k + 2 * R
-    };
+    let rows = if roll_rows { opaque(k + 2 * R) } else { k + 2 * R };
     for i in 0..rows {
         // Staged row i holds input row (its first output row - R + i).
         let row = s.wrapping_add((i * sw) as usize);
@@ -49,18 +55,29 @@ pub unsafe fn accumulate<const R: u32, const S: u32>(
             let f = unsafe { *(row.add(4 * c) as *const F4) };
             v[4 * c..4 * c + 4].copy_from_slice(&f.0);
         }
-        // Input row i feeds output row o through mask row fr = i - o.
-        for o in 0..k {
-            let fr = i.wrapping_sub(o);
-            if fr <= 2 * R {
-                for fc in 0..2 * R + 1 {
-                    let m = tap(fr, fc);
-                    for j in 0..QX {
-                        acc[o as usize][j as usize] =
-                            fma(m, v[(pd - R * S + fc * S + j) as usize], acc[o as usize][j as usize]);
+        for j in 0..planes {
+            // Input row i feeds output row o through mask row fr = i - o.
+            for o in 0..k {
+                let fr = i.wrapping_sub(o);
+                if fr <= 2 * R {
+                    // The row in usize from i itself (not from the u32 difference): the
+                    // address folds to base + 4·(2R+1)·i + an immediate per tap.
+                    let fr_at = (i as usize).wrapping_sub(o as usize);
+                    for fc in 0..2 * R + 1 {
+                        let m = tap(j as usize, fr_at, fc as usize);
+                        let a = &mut acc[j as usize][o as usize];
+                        for x in 0..QX as usize {
+                            a[x] = fma(m, v[(pd - R * S + fc * S) as usize + x], a[x]);
+                        }
                     }
                 }
             }
+        }
+        if planes > 1 || S > 1 {
+            // SAFETY: an empty statement; as a memory clobber it keeps LLVM from hoisting
+            // later rows' loads above this row's taps (their windows would take the
+            // registers the patches need).
+            unsafe { core::arch::asm!("", options(nostack, preserves_flags)) };
         }
     }
 }

@@ -28,4 +28,4 @@ pub use args::{ConvArgs, FmaProbeArgs, KernelParams, ParamList};
 pub use family::{Entry, Family, MaskLoc, Radii};
 pub use masks::ConstSymbol;
 pub use mode::Mode;
-pub use shape::{LaunchShape, Problem, ShapeError};
+pub use shape::{DepthSplit, LaunchShape, Problem, ShapeError};

@@ -287,7 +287,7 @@ mod tests {
                 -5,
                 n - 1,
                 n,
-                n + 4,
+                n.saturating_add(4),
                 i32::MAX - 1,
                 i32::MAX,
             ] {

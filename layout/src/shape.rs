@@ -14,6 +14,48 @@ pub struct LaunchShape {
     /// The kernel loops over tiles (persistent blocks): `grid.0` is one block per tile,
     /// and the launch caps it at the blocks that fit on the GPU at once.
     pub persistent: bool,
+    /// Blocks walk chunks of depth (`grid.2` chunks, a kernel derives their length from
+    /// gridDim.z): the launch replaces `grid.2` with the count that finishes soonest on
+    /// the GPU at hand ([`DepthSplit::chunks`]).
+    pub depth: Option<DepthSplit>,
+}
+
+/// Depth walked in chunks, each of which also reads `halo` planes more than it writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DepthSplit {
+    /// Planes to write.
+    pub planes: u32,
+    /// Planes a chunk reads beyond the ones it writes (2r).
+    pub halo: u32,
+    /// The most chunks wanted (the grid limit; a chunk has at least one plane).
+    pub max_chunks: u32,
+}
+
+impl DepthSplit {
+    /// The chunk count (at least 1, none empty) with the least estimated time when `columns` blocks per chunk
+    /// run `slots` at a time (blocks per SM x SMs): waves of blocks x planes per block.
+    /// Waves count whole (a wave 10% full takes as long as a full one), so the count
+    /// that fills the last wave wins: 512^3 at r = 1 (64 columns, 264 slots) takes 4
+    /// chunks of 128 planes, one wave, rather than 9 chunks of 57 (three waves, the
+    /// last 18% full).
+    pub fn chunks(&self, columns: u32, slots: u32) -> u32 {
+        let (columns, slots) = (columns.max(1) as u64, slots.max(1) as u64);
+        let most = self.max_chunks.min(self.planes).max(1) as u64;
+        // Beyond four waves more chunks only add halo planes.
+        let most = most.min((4 * slots).div_ceil(columns).max(1));
+        let planes = self.planes.max(1) as u64;
+        let cost = |n: u64| (columns * n).div_ceil(slots) * (planes.div_ceil(n) + self.halo as u64);
+        let best = (1..=most).min_by_key(|&n| (cost(n), n)).unwrap_or(1);
+        self.whole(best as u32)
+    }
+
+    /// The fewest chunks as long as `n` chunks would be (`ceil(planes / n)`): none empty
+    /// when a kernel cuts the planes into chunks of `ceil(planes / count)`.
+    pub const fn whole(&self, n: u32) -> u32 {
+        let planes = if self.planes == 0 { 1 } else { self.planes };
+        let n = if n == 0 { 1 } else { n };
+        planes.div_ceil(planes.div_ceil(n))
+    }
 }
 
 impl LaunchShape {
@@ -90,4 +132,34 @@ pub const fn blocks(n: usize, per_block: usize, max: u32) -> Result<u32, ShapeEr
 #[inline]
 pub const fn f32_bytes(floats: u32) -> u32 {
     floats * 4
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DepthSplit;
+
+    #[test]
+    fn depth_chunks_fill_the_last_wave_and_are_never_empty() {
+        let split = |planes, halo| DepthSplit {
+            planes,
+            halo,
+            max_chunks: MAX,
+        };
+        const MAX: u32 = super::MAX_GRID_YZ;
+        // 512^3 at r = 1: 64 columns, 264 slots -> one wave of 4 chunks of 128.
+        assert_eq!(split(512, 2).chunks(64, 264), 4);
+        // A small volume is cut finer, to use the GPU.
+        assert!(split(128, 4).chunks(8, 264) >= 16);
+        for planes in 1..300 {
+            for columns in [1, 3, 64, 1000] {
+                let s = split(planes, 4);
+                let n = s.chunks(columns, 264);
+                let c = planes.div_ceil(n);
+                assert!(
+                    n >= 1 && (n - 1) * c < planes && n * c >= planes,
+                    "{planes} {columns}: {n} x {c}"
+                );
+            }
+        }
+    }
 }

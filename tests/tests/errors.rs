@@ -354,6 +354,17 @@ fn launch_shapes_cover_every_output_and_fit_the_gpu() {
                         "{v} {shape:?}: {s:?}"
                     );
                     per[2] = chunk;
+                    // The launch's re-cut for any GPU: every plane covered, no empty chunk.
+                    let depth = s.depth.expect("conv3d_fast cuts depth");
+                    for slots in [1, 7, 264, 100_000] {
+                        let n = depth.chunks(s.grid.0 * s.grid.1, slots);
+                        let c = fam::conv3d_fast::chunk_z(extent[2] as u32, n) as usize;
+                        let n = n as usize;
+                        assert!(
+                            (n - 1) * c < extent[2] && n * c >= extent[2],
+                            "{v} {shape:?}: {n} x {c}"
+                        );
+                    }
                 }
                 for axis in 0..3 {
                     let e = extent.get(axis).copied().unwrap_or(1);

@@ -114,5 +114,6 @@ fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
         block: (THREADS_X, THREADS_Y, 1),
         shared_bytes: shared_floats(r) * 4,
         persistent: persistent(r),
+        depth: None,
     })
 }

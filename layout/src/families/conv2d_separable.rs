@@ -98,5 +98,6 @@ fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
         block: (THREADS, 1, 1),
         shared_bytes: shared_floats(r) * 4,
         persistent: false,
+        depth: None,
     })
 }

@@ -1,11 +1,10 @@
 //! `conv3d_fast` (kernels-gpu/src/conv3d_fast.rs): compile-time radius. A block owns a
-//! 128 x 16 column of outputs and a chunk of depth; it streams the input planes of that
+//! 128 x 8K column of outputs and a chunk of depth; it streams the input planes of that
 //! column through a ring of shared buffers (16-byte `cp.async`, several planes ahead),
-//! so each input plane is read once per column, and computes one output plane per step
-//! from the `2r+1` planes around it. Each thread holds a 4-wide x K-tall patch of
-//! outputs in registers.
+//! so each input plane is read once per column; each thread adds each input plane into
+//! the 4-wide x K-tall register patches of the `2r+1` output planes it touches.
 use crate::shape::{blocks, MAX_GRID_X, MAX_GRID_YZ};
-use crate::{masks, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
+use crate::{masks, DepthSplit, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
 
 /// Threads across a block: one warp.
 pub const THREADS_X: u32 = 32;
@@ -15,12 +14,10 @@ pub const THREADS_Y: u32 = 8;
 pub const QX: u32 = 4;
 /// Output tile width of a block.
 pub const TILE_W: u32 = THREADS_X * QX;
-/// Output planes a block computes at most, walking along depth.
+/// Output planes per chunk of depth in the grid `launch_shape` returns; the host's launch
+/// then picks the chunk count for the GPU at hand (`LaunchShape::depth`): 128^3 at r = 2
+/// has 8 columns, and chunks of 64 (16 blocks) ran at 181 us, slower than conv3d_const.
 pub const CHUNK_Z: u32 = 64;
-/// Blocks a launch aims for at least (4 per SM of a 132-SM H200): a volume with fewer
-/// columns than that is cut into shorter chunks of depth. 128^3 at r = 2 has 8 columns:
-/// chunks of 64 gave 16 blocks and ran at 181 us, slower than conv3d_const (75 us).
-pub const BLOCKS_WANTED: u32 = 528;
 
 /// Planes per chunk when depth `d` is cut into `gz` chunks (the launch's grid depth,
 /// from which the kernel derives it): every chunk but the last is full, none is empty.
@@ -35,10 +32,15 @@ pub const fn chunk_z(d: u32, gz: u32) -> u32 {
 /// Largest compiled radius.
 pub const MAX_RADIUS: u32 = 3;
 
-/// Output rows per thread.
+/// Output rows per thread: each thread holds `2r+1` patches of this many rows (one per
+/// output plane an input plane touches), so registers grow as `4·K·(2r+1)`.
 #[inline]
-pub const fn rows_per_thread(_r: u32) -> u32 {
-    2
+pub const fn rows_per_thread(r: u32) -> u32 {
+    match r {
+        0 | 1 => 4,
+        2 => 2,
+        _ => 1, // 2 rows at r = 3: 56 accumulators, and ptxas spills at 128 registers
+    }
 }
 
 /// Output tile height of a block.
@@ -49,21 +51,22 @@ pub const fn tile_h(r: u32) -> u32 {
 
 pub use super::pad;
 
-/// Planes in flight ahead of the ones being read: deep where memory dominates (r <= 1),
-/// one where arithmetic does.
+/// Planes in flight ahead of the one being read: deep where memory dominates (r <= 1).
 #[inline]
 pub const fn ahead(r: u32) -> u32 {
     if r <= 1 {
         3
     } else {
-        1
+        2
     }
 }
 
-/// Shared plane buffers: the `2r+1` planes an output plane reads, and those in flight.
+/// Shared plane buffers: the plane being read, the one read before it (some threads may
+/// still read it while others start the next copies: one barrier per plane), and those in
+/// flight.
 #[inline]
 pub const fn ring(r: u32) -> u32 {
-    2 * r + 1 + ahead(r)
+    ahead(r) + 2
 }
 
 /// Width of a staged row: the tile and its halos.
@@ -84,14 +87,10 @@ pub const fn shared_floats(r: u32) -> u32 {
     ring(r) * plane_floats(r)
 }
 
-/// Blocks per SM the launch bounds ask for (the ring's shared memory allows this many).
+/// Blocks per SM the launch bounds ask for (2: up to 128 registers for the patches).
 #[inline]
-pub const fn min_blocks(r: u32) -> u32 {
-    if r <= 1 {
-        3
-    } else {
-        2
-    }
+pub const fn min_blocks(_r: u32) -> u32 {
+    2
 }
 
 /// The table row.
@@ -111,21 +110,25 @@ pub const FAMILY: Family = Family {
     summary: "ours: compile-time radius, planes streamed along depth through a shared ring",
 };
 
-/// One block per (128 x 16 column, chunk of up to 64 planes); shorter chunks where the
-/// columns alone leave the GPU short of [`BLOCKS_WANTED`].
+/// One block per (128 x 8K column, chunk of depth): chunks of [`CHUNK_Z`] planes, which
+/// the launch re-cuts to fill the GPU's last wave of blocks (`depth`).
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
     let [w, h, d] = p.extent;
     let gx = blocks(w as usize, TILE_W as usize, MAX_GRID_X)?;
     let gy = blocks(h as usize, tile_h(r) as usize, MAX_GRID_YZ)?;
-    let wanted_z = BLOCKS_WANTED.div_ceil((gx * gy).max(1));
-    let chunk = CHUNK_Z.min(d.div_ceil(wanted_z)).max(1);
-    // Grid depth ceil(d / chunk): chunk_z(d, gz) <= chunk, and no chunk is empty.
-    let gz = blocks(d as usize, chunk as usize, MAX_GRID_YZ)?;
+    let depth = DepthSplit {
+        planes: d,
+        halo: 2 * r,
+        max_chunks: MAX_GRID_YZ,
+    };
+    // About ceil(d / CHUNK_Z) chunks: chunk_z(d, gz) <= CHUNK_Z, and none is empty.
+    let gz = depth.whole(blocks(d as usize, CHUNK_Z as usize, MAX_GRID_YZ)?);
     Ok(LaunchShape {
         grid: (gx, gy, gz),
         block: (THREADS_X, THREADS_Y, 1),
         shared_bytes: shared_floats(r) * 4,
         persistent: false,
+        depth: Some(depth),
     })
 }

@@ -99,5 +99,6 @@ fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
         block: (THREADS_X, THREADS_Y, 1),
         shared_bytes: shared_floats(r, p.channels) * 4,
         persistent: persistent(r),
+        depth: None,
     })
 }

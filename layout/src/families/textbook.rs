@@ -37,6 +37,7 @@ pub fn per_tile(
         block,
         shared_bytes: shared_floats * 4,
         persistent: false,
+        depth: None,
     })
 }
 
