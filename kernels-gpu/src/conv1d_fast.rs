@@ -81,6 +81,7 @@ unsafe fn conv1d_fast<const R: u32>(a: &ConvArgs) {
                 mode: a.mode,
                 fill: a.fill,
                 ghost: false,
+                unread: pad(R) - R,
                 inline_border: !persistent(R),
             };
             // SAFETY: the kernel's contract covers n and the extent; the buffer holds

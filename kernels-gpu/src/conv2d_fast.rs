@@ -72,6 +72,7 @@ unsafe fn conv2d_fast<const R: u32>(a: &ConvArgs) {
                 mode: a.mode,
                 fill: a.fill,
                 ghost: false,
+                unread: pad(R) - R,
                 inline_border: false,
             };
             // SAFETY: the kernel's contract covers n and the extent; the buffer holds

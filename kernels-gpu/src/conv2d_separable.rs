@@ -131,6 +131,7 @@ unsafe fn separable<const R: u32>(a: &ConvArgs) {
             mode: a.mode,
             fill: a.fill,
             ghost: false,
+            unread: pad(R) - R,
             inline_border: false,
         };
         // SAFETY: the kernel's contract covers the input; buffer k % 2 holds

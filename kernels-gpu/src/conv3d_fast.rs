@@ -65,6 +65,7 @@ unsafe fn conv3d_fast<const R: u32>(a: &ConvArgs) {
             mode: a.mode,
             fill: a.fill,
             ghost: iz < 0,
+            unread: pd - R,
             inline_border: false,
         };
         // SAFETY: the kernel's contract covers n, w, h and d; a slot holds

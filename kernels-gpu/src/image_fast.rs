@@ -55,6 +55,7 @@ unsafe fn filter<const R: u32, const C: u32, P: Pixel>(a: &ConvArgs) {
                 mode: a.mode,
                 fill: a.fill,
                 ghost: false,
+                unread: pad(R, C) - R * C,
                 inline_border: false,
             };
             // SAFETY: the kernel's contract covers the image; the buffer holds

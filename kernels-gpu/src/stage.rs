@@ -35,6 +35,10 @@ pub struct Window<P> {
     /// The whole window is ghost cells that read no element (a plane outside a volume
     /// under zero or constant): fill it without reading.
     pub ghost: bool,
+    /// Staged columns at each end of a row that no tap reads (the halo pad beyond the
+    /// `R·C` columns taps reach): border cells there take the fill value instead of being
+    /// mapped one by one (at r = 1 that is 3 of the 4 cells of a border group).
+    pub unread: u32,
     /// Inline the border path (a constant at each call site). Out of line, the border
     /// path costs nothing in the kernels whose patches need every register, but the call
     /// costs registers of its own: kernels with small register budgets (conv1d_fast)
@@ -240,7 +244,13 @@ pub unsafe fn window<P: Pixel>(win: Window<P>, buf: u32, tid: u32, threads: u32)
                 // call and pixel/channel split cost several times the copies).
                 let src = win.plane.wrapping_add((row as u32 * win.row_pitch) as usize);
                 for k in 0..4 {
-                    let x = map_index(win.mode, gx.wrapping_add(k) as i32, win.w as i32);
+                    let sx = 4 * c + k;
+                    let read = sx >= win.unread && sx < win.sw - win.unread;
+                    let x = if read {
+                        map_index(win.mode, gx.wrapping_add(k) as i32, win.w as i32)
+                    } else {
+                        -1
+                    };
                     if x < 0 {
                         // SAFETY: the cell lies inside the buffer.
                         unsafe { store_shared(dst + 4 * k, win.fill) };
