@@ -180,6 +180,138 @@ unsafe fn cells<P: Pixel>(win: &Window<P>, dst: u32, x: u32, y: u32, count: u32)
     }
 }
 
+/// The second pass of [`window`] for one channel under a mapping mode: every cell of
+/// the groups not wholly inside the plane's columns (those before the first group inside
+/// and from the end of the last one), one per thread: a copy of the element it maps to,
+/// or the fill value where no tap reads it (`unread`).
+///
+/// # Safety
+/// As [`window`], `win.channels == 1`, `row_pitch` a multiple of 4.
+#[inline(always)]
+unsafe fn edge_cells_inline<P: Pixel>(win: &Window<P>, buf: u32, tid: u32, threads: u32) {
+    let f = win.sw / 4;
+    // Groups [first_in, end_in) lie wholly inside the columns (gx0 is a multiple of 4).
+    let first_in = if (win.gx0 as i32) < 0 {
+        win.gx0.wrapping_neg() / 4
+    } else {
+        0
+    }
+    .min(f);
+    let end_in = if (win.gx0 as i32) < 0 {
+        (win.w / 4).saturating_add(first_in)
+    } else {
+        win.w.saturating_sub(win.gx0) / 4
+    }
+    .clamp(first_in, f);
+    let (left, right) = (4 * first_in, 4 * (f - end_in));
+    let cols = left + right;
+    if cols == 0 {
+        return;
+    }
+    let mut i = tid;
+    while i < cols * win.sh {
+        let (sy, c) = (i / cols, i % cols);
+        let sx = if c < left { c } else { 4 * end_in + (c - left) };
+        let dst = buf + 4 * (sy * win.sw + sx);
+        if sx < win.unread || sx >= win.sw - win.unread {
+            // SAFETY: the cell lies inside the buffer.
+            unsafe { store_shared(dst, win.fill) };
+        } else {
+            let gy = win.gy0.wrapping_add(sy);
+            let row = if gy < win.h {
+                gy as i32
+            } else {
+                map_index(win.mode, gy as i32, win.h as i32)
+            };
+            let gx = win.gx0.wrapping_add(sx);
+            let x = if gx < win.w {
+                gx as i32
+            } else {
+                map_index(win.mode, gx as i32, win.w as i32)
+            };
+            // SAFETY: a mapping mode maps every row and column into the plane; the cell
+            // lies inside the buffer.
+            unsafe {
+                P::stage1(
+                    dst,
+                    win.plane.wrapping_add((row as u32 * win.row_pitch + x as u32) as usize),
+                )
+            };
+        }
+        i += threads;
+    }
+}
+
+/// [`edge_cells_inline`], out of line: in line, its index arithmetic takes registers from
+/// the fast kernels' patches (conv3d_fast at r = 1 spilled). On scalars, as
+/// [`border_cells`]: a window passed by reference would live in local memory.
+///
+/// # Safety
+/// As [`edge_cells_inline`] for the window of these fields.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)] // the window's fields, by value
+unsafe fn edge_cells_outlined<P: Pixel>(
+    plane: *const P,
+    row_pitch: u32,
+    (w, h): (u32, u32),
+    (gx0, gy0): (u32, u32),
+    (sw, sh): (u32, u32),
+    mode: u32,
+    fill: f32,
+    unread: u32,
+    buf: u32,
+    tid: u32,
+    threads: u32,
+) {
+    let win = Window {
+        plane,
+        row_pitch,
+        w,
+        h,
+        channels: 1,
+        gx0,
+        gy0,
+        sw,
+        sh,
+        mode,
+        fill,
+        ghost: false,
+        unread,
+        inline_border: false,
+    };
+    // SAFETY: forwarded.
+    unsafe { edge_cells_inline(&win, buf, tid, threads) }
+}
+
+/// [`edge_cells_inline`], in line or not as the window says.
+///
+/// # Safety
+/// As [`edge_cells_inline`].
+#[inline(always)]
+unsafe fn edge_cells<P: Pixel>(win: &Window<P>, buf: u32, tid: u32, threads: u32) {
+    if win.inline_border {
+        // SAFETY: forwarded.
+        unsafe { edge_cells_inline(win, buf, tid, threads) }
+    } else {
+        // SAFETY: forwarded (one channel, not ghost: the caller's condition).
+        unsafe {
+            edge_cells_outlined(
+                win.plane,
+                win.row_pitch,
+                (win.w, win.h),
+                (win.gx0, win.gy0),
+                (win.sw, win.sh),
+                win.mode,
+                win.fill,
+                win.unread,
+                buf,
+                tid,
+                threads,
+            )
+        }
+    }
+}
+
 /// Starts the copies of `win` into the shared buffer at shared address `buf`, spread over
 /// the block's `threads` threads (`tid` is this thread's index among them). Every thread
 /// of the block calls it; the caller commits, waits and synchronizes (fill values are
@@ -218,6 +350,11 @@ pub unsafe fn window<P: Pixel>(win: Window<P>, buf: u32, tid: u32, threads: u32)
             g += threads;
         }
     } else if aligned {
+        // One channel under a mode that maps (nearest, reflect, mirror, wrap): the groups
+        // not wholly inside the plane's columns are left to a second pass over their
+        // cells, one cell per thread. Mapped group by group, one lane of a warp would map
+        // 4 cells while the other 31 wait (border windows ran 1.3-1.7x zero's time).
+        let by_cells = win.channels == 1 && !win.ghost && win.mode != code::ZERO && win.mode != code::CONSTANT;
         let mut g = tid;
         while g < f * win.sh {
             let (sy, c) = (g / f, g % f);
@@ -238,25 +375,20 @@ pub unsafe fn window<P: Pixel>(win: Window<P>, buf: u32, tid: u32, threads: u32)
             } else if row < 0 || ((win.mode == code::ZERO || win.mode == code::CONSTANT) && gx >= win.w) {
                 // SAFETY: a group of the buffer, wholly ghost cells; nothing is read.
                 unsafe { store_shared_f4(dst, [win.fill; 4]) };
+            } else if by_cells {
+                // The cells pass below stages it.
             } else if win.channels == 1 && row >= 0 {
-                // One channel, a row inside or mapped: each column maps by itself, in
-                // line (map_index is division-free one period out; the general path's
-                // call and pixel/channel split cost several times the copies).
+                // One channel, zero or constant, a group across the right edge: each
+                // column by itself, in line.
                 let src = win.plane.wrapping_add((row as u32 * win.row_pitch) as usize);
                 for k in 0..4 {
-                    let sx = 4 * c + k;
-                    let read = sx >= win.unread && sx < win.sw - win.unread;
-                    let x = if read {
-                        map_index(win.mode, gx.wrapping_add(k) as i32, win.w as i32)
-                    } else {
-                        -1
-                    };
-                    if x < 0 {
-                        // SAFETY: the cell lies inside the buffer.
-                        unsafe { store_shared(dst + 4 * k, win.fill) };
-                    } else {
+                    let x = gx.wrapping_add(k);
+                    if x < win.w {
                         // SAFETY: x < w on a row of the plane; the cell lies inside the buffer.
                         unsafe { P::stage1(dst + 4 * k, src.wrapping_add(x as usize)) };
+                    } else {
+                        // SAFETY: the cell lies inside the buffer.
+                        unsafe { store_shared(dst + 4 * k, win.fill) };
                     }
                 }
             } else {
@@ -264,6 +396,10 @@ pub unsafe fn window<P: Pixel>(win: Window<P>, buf: u32, tid: u32, threads: u32)
                 unsafe { cells(&win, dst, gx, gy, 4) };
             }
             g += threads;
+        }
+        if by_cells {
+            // SAFETY: forwarded (the same window and buffer).
+            unsafe { edge_cells(&win, buf, tid, threads) };
         }
     } else {
         let mut i = tid;
