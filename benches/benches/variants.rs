@@ -62,6 +62,7 @@ fn benches(c: &mut Criterion) {
         }
     }
     separable(c, &gpu, 8192 / scale);
+    separable_3d(c, &gpu, 512 / scale);
     images::<f32>(c, &gpu, 8192 / scale, "f32");
     images::<u8>(c, &gpu, 8192 / scale, "u8");
 }
@@ -88,6 +89,44 @@ fn separable(c: &mut Criterion, gpu: &Gpu, side: usize) {
                     gpu_time(gpu, iters, || {
                         gpu.correlate_separable_device(&n, taps.view(), taps.view(), Options::variant(v), &mut p)
                             .expect("launch");
+                    })
+                })
+            });
+        }
+        g.finish();
+    }
+}
+
+/// Rank-1 3D masks given as three 1D masks, r = 1..4:
+/// `separable3d_{side}x{side}x{side}_r{r}/{variant}`.
+fn separable_3d(c: &mut Criterion, gpu: &Gpu, side: usize) {
+    let n = gpu
+        .upload(
+            b::input(&[side, side, side])
+                .into_dimensionality::<ndarray::Ix3>()
+                .expect("3D")
+                .view(),
+        )
+        .expect("upload");
+    let mut p = gpu.alloc(n.raw_dim()).expect("alloc");
+    for r in 1..=4usize {
+        let k = 2 * r + 1;
+        let taps = ndarray::Array1::from_elem(k, 1.0 / k as f32);
+        let mut g = c.benchmark_group(format!("separable3d_{side}x{side}x{side}_r{r}"));
+        g.throughput(Throughput::Bytes(2 * (side * side * side * 4) as u64));
+        for v in [Variant::Auto, Variant::Conv3dSeparable] {
+            g.bench_function(BenchmarkId::from_parameter(v.name()), |bn| {
+                bn.iter_custom(|iters| {
+                    gpu_time(gpu, iters, || {
+                        gpu.correlate_separable_3d_device(
+                            &n,
+                            taps.view(),
+                            taps.view(),
+                            taps.view(),
+                            Options::variant(v),
+                            &mut p,
+                        )
+                        .expect("launch");
                     })
                 })
             });

@@ -92,15 +92,16 @@ pub fn launch_shape(variant: Variant, shape: &[usize], radius: [u32; 3]) -> Resu
     Ok((family.launch_shape)(&problem)?)
 }
 
-/// A validated mask: its taps in row-major order and its radii, and for a 2D mask of
-/// rank 1, its column and row of taps.
+/// A validated mask: its taps in row-major order and its radii, and for a 2D or 3D mask
+/// of rank 1, its 1D factors.
 #[derive(Clone, Debug)]
 pub(crate) struct Mask {
     taps: Vec<f32>,
     pub(crate) radius: [u32; 3],
     pub(crate) ndim: usize,
-    /// `(column, row)`: a 2D mask equal, tap by tap within 4 ulps, to column ⊗ row.
-    factors: Option<(Vec<f32>, Vec<f32>)>,
+    /// One 1D mask per axis, x first: a 2D or 3D mask equal, tap by tap within 4 ulps
+    /// per factor, to their outer product.
+    factors: Option<Vec<Vec<f32>>>,
 }
 
 /// The column and row of a 2D mask of rank 1 (`ky` rows of `kx` taps, row-major): its
@@ -108,24 +109,56 @@ pub(crate) struct Mask {
 /// unless every tap equals their product within 4 ulps (so that filtering along x then
 /// along y stays within the reference's tolerance of the full mask).
 pub fn rank1_factors(taps: &[f32], ky: usize, kx: usize) -> Option<(Vec<f32>, Vec<f32>)> {
+    let mut f = rank1_axes(taps, &[ky, kx])?;
+    let row = f.remove(0);
+    Some((f.remove(0), row))
+}
+
+/// The 1D factors, x first, of a row-major mask of shape `shape` (outermost first, 2 or
+/// 3 axes) of rank 1: the fibre along x through the largest tap, and along every other
+/// axis the fibre through it divided by that tap; `None` unless every tap equals their
+/// product within 4 ulps per factor (so that filtering one axis after the other stays
+/// within the reference's tolerance of the full mask).
+pub fn rank1_axes(taps: &[f32], shape: &[usize]) -> Option<Vec<Vec<f32>>> {
+    if !(2..=3).contains(&shape.len()) || taps.len() != shape.iter().product::<usize>() {
+        return None;
+    }
     let (pivot, &big) = taps.iter().enumerate().max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))?;
     if big == 0.0 || !big.is_finite() {
         return None;
     }
-    let (pi, pj) = (pivot / kx, pivot % kx);
-    let row: Vec<f64> = (0..kx).map(|j| taps[pi * kx + j] as f64).collect();
-    let col: Vec<f64> = (0..ky).map(|i| taps[i * kx + pj] as f64 / big as f64).collect();
-    let exact = (0..ky).all(|i| {
-        (0..kx).all(|j| {
-            let m = taps[i * kx + j] as f64;
-            (col[i] * row[j] - m).abs() <= 4.0 * f32::EPSILON as f64 * m.abs()
+    // Row-major strides, and the pivot's index along each axis (outermost first).
+    let strides: Vec<usize> = (0..shape.len()).map(|a| shape[a + 1..].iter().product()).collect();
+    let at: Vec<usize> = (0..shape.len()).map(|a| pivot / strides[a] % shape[a]).collect();
+    let last = shape.len() - 1;
+    // factors[a]: the fibre along axis a (outermost first) through the pivot.
+    let factors: Vec<Vec<f64>> = (0..shape.len())
+        .map(|a| {
+            (0..shape[a])
+                .map(|i| {
+                    let t = taps[pivot - at[a] * strides[a] + i * strides[a]] as f64;
+                    if a == last {
+                        t
+                    } else {
+                        t / big as f64
+                    }
+                })
+                .collect()
         })
+        .collect();
+    let ulps = 4.0 * (shape.len() - 1) as f64 * f32::EPSILON as f64;
+    let exact = taps.iter().enumerate().all(|(t, &m)| {
+        let product: f64 = (0..shape.len())
+            .map(|a| factors[a][t / strides[a] % shape[a]])
+            .product();
+        (product - m as f64).abs() <= ulps * (m as f64).abs()
     });
     exact.then(|| {
-        (
-            col.iter().map(|&c| c as f32).collect(),
-            row.iter().map(|&r| r as f32).collect(),
-        )
+        factors
+            .iter()
+            .rev()
+            .map(|f| f.iter().map(|&v| v as f32).collect())
+            .collect()
     })
 }
 
@@ -138,10 +171,7 @@ impl Mask {
         if flip {
             taps.reverse();
         }
-        let factors = match m.shape() {
-            &[ky, kx] => rank1_factors(&taps, ky, kx),
-            _ => None,
-        };
+        let factors = rank1_axes(&taps, m.shape());
         Ok(Mask {
             taps,
             radius,
@@ -150,35 +180,39 @@ impl Mask {
         })
     }
 
-    /// The 2D mask `column ⊗ row` of two 1D masks (odd lengths), its factors known.
-    pub(crate) fn separable(column: ArrayView1<f32>, row: ArrayView1<f32>) -> Result<Mask> {
-        let radius = mask_radius(&[column.len(), row.len()])?;
-        let taps = column.iter().flat_map(|&c| row.iter().map(move |&r| c * r)).collect();
+    /// The mask that is the outer product of 1D masks (odd lengths), given outermost
+    /// axis first, its factors known.
+    pub(crate) fn separable<'a>(axes: &[ArrayView1<'a, f32>]) -> Result<Mask> {
+        let shape: Vec<usize> = axes.iter().map(|a| a.len()).collect();
+        let radius = mask_radius(&shape)?;
+        let mut taps = vec![1.0f32];
+        for a in axes {
+            taps = taps.iter().flat_map(|&t| a.iter().map(move |&v| t * v)).collect();
+        }
         Ok(Mask {
             taps,
             radius,
-            ndim: 2,
-            factors: Some((column.to_vec(), row.to_vec())),
+            ndim: axes.len(),
+            factors: Some(axes.iter().rev().map(|a| a.to_vec()).collect()),
         })
     }
 
-    /// Whether the mask is a 2D mask of rank 1 (a separable family can run it).
+    /// Whether the mask is a 2D or 3D mask of rank 1 (a separable family can run it).
     pub(crate) fn rank1(&self) -> bool {
         self.factors.is_some()
     }
 
-    /// The row then the column of taps, each centred in `2r+1` (zeros around): what a
-    /// separable family's compiled entry of radius `r` reads.
+    /// The 1D masks, x first, each centred in `2r+1` (zeros around): what a separable
+    /// family's compiled entry of radius `r` reads.
     fn separable_taps(&self, r: u32) -> Vec<f32> {
-        let (col, row) = self.factors.as_ref().expect("a separable family runs rank-1 masks");
-        let centred = |v: &Vec<f32>| {
+        let factors = self.factors.as_ref().expect("a separable family runs rank-1 masks");
+        let mut taps = Vec::with_capacity(factors.len() * (2 * r as usize + 1));
+        for v in factors {
             let mut out = vec![0.0f32; 2 * r as usize + 1];
             let off = r as usize - v.len() / 2;
             out[off..off + v.len()].copy_from_slice(v);
-            out
-        };
-        let mut taps = centred(row);
-        taps.extend(centred(col));
+            taps.extend(out);
+        }
         taps
     }
 
@@ -268,7 +302,7 @@ impl Gpu {
         row: ArrayView1<f32>,
         opts: Options,
     ) -> Result<Array<f32, Ix2>> {
-        self.on_host(input, Mask::separable(column, row)?, opts)
+        self.on_host(input, Mask::separable(&[column.view(), row.view()])?, opts)
     }
 
     /// Device-resident [`Gpu::correlate_separable`].
@@ -280,7 +314,45 @@ impl Gpu {
         opts: Options,
         output: &mut DeviceArray<'_, Ix2>,
     ) -> Result<Variant> {
-        self.run(input, &Mask::separable(column, row)?, opts, output)
+        self.run(input, &Mask::separable(&[column.view(), row.view()])?, opts, output)
+    }
+
+    /// Correlates a `(depth, height, width)` volume with the separable mask
+    /// `depth ⊗ column ⊗ row` given as its three 1D masks (odd lengths): filtered along x
+    /// with `row`, along y with `column`, along z with `depth`, in one pass where the
+    /// radius allows (`conv3d_separable`), else as the full 3D mask. Ghost cells by
+    /// `opts.mode`.
+    pub fn correlate_separable_3d(
+        &self,
+        input: ArrayView3<f32>,
+        depth: ArrayView1<f32>,
+        column: ArrayView1<f32>,
+        row: ArrayView1<f32>,
+        opts: Options,
+    ) -> Result<Array<f32, Ix3>> {
+        self.on_host(
+            input,
+            Mask::separable(&[depth.view(), column.view(), row.view()])?,
+            opts,
+        )
+    }
+
+    /// Device-resident [`Gpu::correlate_separable_3d`].
+    pub fn correlate_separable_3d_device(
+        &self,
+        input: &DeviceArray<'_, Ix3>,
+        depth: ArrayView1<f32>,
+        column: ArrayView1<f32>,
+        row: ArrayView1<f32>,
+        opts: Options,
+        output: &mut DeviceArray<'_, Ix3>,
+    ) -> Result<Variant> {
+        self.run(
+            input,
+            &Mask::separable(&[depth.view(), column.view(), row.view()])?,
+            opts,
+            output,
+        )
     }
 
     /// The textbook's convolution (a correlation, ghost cells 0) of `input` with `mask`,

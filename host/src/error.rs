@@ -70,7 +70,7 @@ pub enum Error {
         output: usize,
     },
     /// A separable variant asked to run a mask that is not of rank 1.
-    #[error("{variant} runs separable (rank-1) masks, a column times a row of taps; this mask is not one (give it as two 1D masks with correlate_separable, or pick another variant)")]
+    #[error("{variant} runs separable (rank-1) masks, the outer product of one 1D mask per axis; this mask is not one (give it as 1D masks with correlate_separable or correlate_separable_3d, or pick another variant)")]
     NotSeparable {
         /// The variant asked for.
         variant: Variant,

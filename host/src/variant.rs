@@ -92,21 +92,30 @@ const AUTO_ORDER: [&[Variant]; 3] = [
         Variant::Conv2dConst,
         Variant::Conv2dBasic,
     ],
-    // A mask one plane deep is a batch of 2D filters: conv2d_fast on every plane. 3D at
-    // r = 1..3: const < basic < tiled_in < tiled_cached.
+    // A mask one plane deep is a batch of 2D filters: conv2d_fast on every plane. A
+    // rank-1 mask runs separable, one pass. 3D at r = 1..3: const < basic < tiled_in <
+    // tiled_cached.
     &[
         Variant::Conv2dFast,
+        Variant::Conv3dSeparable,
         Variant::Conv3dFast,
         Variant::Conv3dConst,
         Variant::Conv3dBasic,
     ],
 ];
 
-/// The smallest radius at which `Auto` runs a rank-1 mask on the separable family: below
-/// it, conv2d_fast is faster (both are memory-bound; H200, 8192²: 159 vs 171 us at r = 2,
-/// BENCHMARKS.md), from it on the separable family's `2(2r+1)` FMAs win (171 vs 347 us at
-/// r = 4).
-const SEPARABLE_FROM_RADIUS: u32 = 3;
+/// The smallest radius at which `Auto` runs a rank-1 mask on a separable family, per
+/// dimension. 2D: below 3, conv2d_fast is faster (both are memory-bound; H200, 8192²:
+/// 159 vs 171 us at r = 2, BENCHMARKS.md), from 3 on the separable family's `2(2r+1)`
+/// FMAs win (171 vs 347 us at r = 4). 3D: `3(2r+1)` FMAs against `(2r+1)^3` win from
+/// r = 1 (BENCHMARKS.md).
+const fn separable_from_radius(dim: usize) -> u32 {
+    if dim >= 3 {
+        1
+    } else {
+        3
+    }
+}
 
 /// Whether `f` runs a `dim`-D array under a mask of radius `radius` (x first): its own
 /// dimension, or one axis more as a batch when the mask is one element deep along it.
@@ -216,8 +225,8 @@ impl Variant {
         self.resolve_mask(dim, radius, false, mode)
     }
 
-    /// [`Variant::resolve_for`] knowing whether the mask is a 2D mask of rank 1 (which a
-    /// separable family runs, one 1D filter per axis).
+    /// [`Variant::resolve_for`] knowing whether the mask is a 2D or 3D mask of rank 1
+    /// (which a separable family runs, one 1D filter per axis).
     pub fn resolve_mask(self, dim: usize, radius: [u32; 3], rank1: bool, mode: Mode) -> Result<Variant> {
         if !(1..=3).contains(&dim) {
             return Err(Error::UnsupportedDimension { ndim: dim });
@@ -227,7 +236,7 @@ impl Variant {
         let fits = |v: &Variant| {
             let f = v.family().expect("concrete");
             takes(f, dim, radius)
-                && (!f.separable || (rank1 && largest >= SEPARABLE_FROM_RADIUS))
+                && (!f.separable || (rank1 && largest >= separable_from_radius(f.dim)))
                 && f.check_radius(radius).is_ok()
                 && (mode == Mode::Zero || f.all_modes())
         };
@@ -442,6 +451,20 @@ mod tests {
         );
         // The textbook kernels take only their own dimension.
         assert!(Variant::Conv2dConst.resolve_for(3, [1, 1, 0], Mode::Zero).is_err());
+    }
+
+    #[test]
+    fn rank1_3d_masks_run_separable_from_radius_1_up_to_4() {
+        let auto = |r: [u32; 3], rank1| Variant::Auto.resolve_mask(3, r, rank1, Mode::Zero).unwrap();
+        assert_eq!(auto([1, 1, 1], true), Variant::Conv3dSeparable);
+        assert_eq!(auto([4, 2, 1], true), Variant::Conv3dSeparable);
+        assert_eq!(auto([1, 1, 1], false), Variant::Conv3dFast);
+        // One plane deep: conv2d_fast on every plane; past radius 4: the general kernels.
+        assert_eq!(auto([1, 1, 0], true), Variant::Conv2dFast);
+        assert_eq!(auto([5, 1, 1], true), Variant::Conv3dConst);
+        // Every mode.
+        let reflect = Variant::Auto.resolve_mask(3, [2, 2, 2], true, Mode::Reflect);
+        assert_eq!(reflect.unwrap(), Variant::Conv3dSeparable);
     }
 
     #[test]

@@ -38,6 +38,7 @@ pub mod conv2d_tiled_in;
 pub mod conv3d_basic;
 pub mod conv3d_const;
 pub mod conv3d_fast;
+pub mod conv3d_separable;
 pub mod conv3d_tiled_cached;
 pub mod conv3d_tiled_in;
 pub mod image_fast;

@@ -8,8 +8,8 @@ use crate::device::*;
 pub const QX: u32 = 4;
 /// Most output rows a patch holds.
 pub const MAX_ROWS: usize = 8;
-/// Most patches one window feeds (the 3D kernel's `2R+1` output planes, R <= 3).
-pub const MAX_PLANES: usize = 7;
+/// Most patches a thread keeps at once (the 3D kernels' `2R+1` output planes, R <= 4).
+pub const MAX_PLANES: usize = 9;
 
 /// The accumulators: `acc[o][j]` is the output `o` rows down, `j` across.
 pub type Acc = [[f32; QX as usize]; MAX_ROWS];

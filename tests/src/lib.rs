@@ -201,15 +201,13 @@ impl Case {
         let shape: Vec<usize> = self.radius.iter().map(|r| 2 * r + 1).collect();
         random_array(IxDyn(&shape), self.seed.wrapping_add(1))
     }
-    /// A mask of rank 1 of the same shape (2D: a column of taps times a row, multiplied in
+    /// A mask of rank 1 of the same shape (one random 1D mask per axis, multiplied in
     /// f32 as a user would build it), for the separable families.
     pub fn rank1_mask(&self) -> ArrayD<f32> {
-        assert_eq!(self.radius.len(), 2, "rank-1 masks are 2D");
-        let (ky, kx) = (2 * self.radius[0] + 1, 2 * self.radius[1] + 1);
-        let col = random_vec(ky, self.seed.wrapping_add(2));
-        let row = random_vec(kx, self.seed.wrapping_add(3));
-        let taps = col.iter().flat_map(|c| row.iter().map(move |r| c * r)).collect();
-        ArrayD::from_shape_vec(IxDyn(&[ky, kx]), taps).expect("shape")
+        let axes: Vec<Vec<f32>> = (self.radius.iter().enumerate())
+            .map(|(a, r)| random_vec(2 * r + 1, self.seed.wrapping_add(2 + a as u64)))
+            .collect();
+        outer(&axes)
     }
     /// The mask `v` takes: rank 1 for a separable family, else [`Case::mask`].
     pub fn mask_for(&self, v: Variant) -> ArrayD<f32> {
@@ -458,17 +456,37 @@ pub fn takes_rank1_only(v: Variant) -> bool {
     v.family().is_some_and(|f| f.separable)
 }
 
+/// The outer product of 1D masks, outermost axis first, multiplied in f32 as a user
+/// would build it: a rank-1 mask.
+pub fn outer(axes: &[Vec<f32>]) -> ArrayD<f32> {
+    let shape: Vec<usize> = axes.iter().map(Vec::len).collect();
+    let mut taps = vec![1.0f32];
+    for a in axes {
+        taps = taps.iter().flat_map(|&t| a.iter().map(move |&v| t * v)).collect();
+    }
+    ArrayD::from_shape_vec(IxDyn(&shape), taps).expect("shape")
+}
+
 /// The mask `v` takes in place of `m`: `m` itself, or, for a family of rank-1 masks, the
-/// outer product of `m`'s first column and first row (still random and asymmetric; the
-/// same radii).
+/// outer product of `m`'s fibres through its first tap along each axis (still random and
+/// asymmetric; the same radii).
 pub fn rank1_if_needed<D: Dimension>(v: Variant, m: ArrayView<f32, D>) -> Array<f32, D> {
-    if !takes_rank1_only(v) || m.ndim() != 2 {
+    if !takes_rank1_only(v) || m.ndim() < 2 {
         return m.to_owned();
     }
-    let m2 = m.view().into_dimensionality::<ndarray::Ix2>().expect("2D");
-    let (col, row) = (m2.column(0).to_owned(), m2.row(0).to_owned());
-    let outer = ndarray::Array2::from_shape_fn(m2.dim(), |(i, j)| col[i] * row[j]);
-    outer.into_dimensionality::<D>().expect("same dimension")
+    let md = m.view().into_dyn();
+    let axes: Vec<Vec<f32>> = (0..md.ndim())
+        .map(|a| {
+            (0..md.shape()[a])
+                .map(|i| {
+                    let mut at = vec![0; md.ndim()];
+                    at[a] = i;
+                    md[IxDyn(&at)]
+                })
+                .collect()
+        })
+        .collect();
+    outer(&axes).into_dimensionality::<D>().expect("same dimension")
 }
 
 #[cfg(test)]

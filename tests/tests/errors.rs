@@ -310,6 +310,10 @@ fn outputs_per_block(v: Variant, r: u32) -> [usize; 3] {
             use fam::conv2d_separable::*;
             [TILE_W as usize, CHUNK as usize, 1]
         }
+        Variant::Conv3dSeparable => {
+            use fam::conv3d_separable::*;
+            [TILE_W as usize, tile_h(r) as usize, CHUNK_Z as usize]
+        }
         // conv2d_fast numbers its tiles in one grid axis; checked below.
         v => panic!("{v}: no per-axis tile"),
     }
@@ -345,7 +349,7 @@ fn launch_shapes_cover_every_output_and_fit_the_gpu() {
                     continue;
                 }
                 let mut per = outputs_per_block(v, r);
-                if v == Variant::Conv3dFast {
+                if v == Variant::Conv3dFast || v == Variant::Conv3dSeparable {
                     // Chunks of depth follow the grid (shorter for small volumes): every
                     // plane covered, no block without one.
                     let chunk = fam::conv3d_fast::chunk_z(extent[2] as u32, s.grid.2) as usize;
@@ -355,7 +359,7 @@ fn launch_shapes_cover_every_output_and_fit_the_gpu() {
                     );
                     per[2] = chunk;
                     // The launch's re-cut for any GPU: every plane covered, no empty chunk.
-                    let depth = s.depth.expect("conv3d_fast cuts depth");
+                    let depth = s.depth.expect("the 3D fast kernels cut depth");
                     for slots in [1, 7, 264, 100_000] {
                         let n = depth.chunks(s.grid.0 * s.grid.1, slots);
                         let c = fam::conv3d_fast::chunk_z(extent[2] as u32, n) as usize;
@@ -548,7 +552,7 @@ fn mask_too_large_for_the_variant() {
         let k = 2 * (max + 1) + 1;
         let m = if v.family().unwrap().separable {
             // A rank-1 mask, so that the radius is what is refused.
-            ndarray::Array2::from_elem((k, k), 0.5f32).into_dyn()
+            ndarray::ArrayD::from_elem(IxDyn(&vec![k; dim]), 0.5f32)
         } else {
             random_array(IxDyn(&vec![k; dim]), 9)
         };

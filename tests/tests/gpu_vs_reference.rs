@@ -115,6 +115,7 @@ variant_proptests! {
     conv3d_tiled_in => Variant::Conv3dTiledIn,
     conv3d_tiled_cached => Variant::Conv3dTiledCached,
     conv3d_fast => Variant::Conv3dFast,
+    conv3d_separable => Variant::Conv3dSeparable,
     image_tiled => Variant::ImageTiled,
     image_fast => Variant::ImageFast,
 }
@@ -599,4 +600,67 @@ fn rank1_masks_run_separable_given_or_detected() {
         gpu.conv_device(&dn, not_rank1.view(), Variant::Auto, &mut dp).unwrap(),
         Variant::Conv2dFast
     );
+}
+
+/// Rank-1 3D masks run separable, one pass: given as three 1D masks
+/// (`correlate_separable_3d`), or detected in a 3D mask built as their product, which
+/// `Auto` then runs on `conv3d_separable` (within its radii); rectangular ones and every
+/// mode too.
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn rank1_3d_masks_run_separable_given_or_detected() {
+    let gpu = gpu();
+    let n = random_array((37, 45, 133), 170);
+    for (i, (kz, ky, kx)) in [(3usize, 3usize, 3usize), (5, 3, 7), (9, 9, 9), (1, 5, 5), (11, 3, 3)]
+        .into_iter()
+        .enumerate()
+    {
+        let axes: Vec<Vec<f32>> = [kz, ky, kx]
+            .iter()
+            .enumerate()
+            .map(|(a, &k)| gpuconv_tests::random_vec(k, 180 + 3 * i as u64 + a as u64))
+            .collect();
+        let full = gpuconv_tests::outer(&axes)
+            .into_dimensionality::<ndarray::Ix3>()
+            .unwrap();
+        let view = |a: usize| ndarray::ArrayView1::from(&axes[a][..]);
+        // Past the separable kernel's radii a 3D mask runs on the textbook kernels: zero
+        // ghost cells only.
+        let modes: &[Mode] = if kz.max(ky).max(kx) / 2 <= 4 {
+            &Mode::ALL
+        } else {
+            &[Mode::Zero]
+        };
+        for &mode in modes {
+            let given = gpu
+                .correlate_separable_3d(n.view(), view(0), view(1), view(2), Options::mode(mode))
+                .unwrap();
+            let detected = gpu.correlate(n.view(), full.view(), Options::mode(mode)).unwrap();
+            for (what, got) in [("given", &given), ("detected", &detected)] {
+                if let Err(e) = check_against_reference(got.view(), n.view(), full.view(), mode) {
+                    panic!("{kz}x{ky}x{kx} {what} {mode:?}: {e}");
+                }
+            }
+        }
+        let dn = gpu.upload(n.view()).unwrap();
+        let mut dp = gpu.alloc(dn.raw_dim()).unwrap();
+        let ran = gpu.conv_device(&dn, full.view(), Variant::Auto, &mut dp).unwrap();
+        // A mask one plane deep runs conv2d_fast on every plane; a rank-1 mask within the
+        // separable kernel's radii runs it; a longer one (radius 5 along z) the general
+        // kernels.
+        let expected = match (kz, ky, kx) {
+            (1, _, _) => Variant::Conv2dFast,
+            _ if kz.max(ky).max(kx) / 2 <= 4 => Variant::Conv3dSeparable,
+            _ => Variant::Conv3dConst,
+        };
+        assert_eq!(ran, expected, "{kz}x{ky}x{kx}");
+    }
+    let not_rank1 = random_array((3, 3, 3), 190);
+    assert!(matches!(
+        gpu.conv(n.view(), not_rank1.view(), Variant::Conv3dSeparable),
+        Err(gpuconv::Error::NotSeparable { .. })
+    ));
 }

@@ -3,7 +3,8 @@
 //! device-to-device copy of the same bytes (memory) and the GPU's fp32 FMA rate
 //! (compute). Outputs are spot-checked against the CPU reference. Sections:
 //! - plain arrays: 1D 2^28, 2D 8192², 3D 512³ (every variant);
-//! - separable masks, 8192², r = 2..32 (FMA limit: 2(2r+1) per output);
+//! - separable masks, 8192², r = 2..32 (FMA limit: 2(2r+1) per output), and 512³,
+//!   r = 1..4 (3(2r+1));
 //! - 3-channel interleaved images 8192², u8 and f32, r = 1..4;
 //! - every ghost-cell mode against zero, for each fast family;
 //! - a batch of images (one launch) against one call per image;
@@ -242,6 +243,55 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     drop((d_in, d_out));
 
+    // ---- separable 3D masks, 512³, r = 1..4: given as three 1D masks
+    let side3 = 512 / a.scale;
+    let n3 = b::input(&[side3, side3, side3]).into_dimensionality::<ndarray::Ix3>()?;
+    let d_in = gpu.upload(n3.view())?;
+    let mut d_out = gpu.alloc(d_in.raw_dim())?;
+    let bytes = 2.0 * (side3 * side3 * side3 * 4) as f64;
+    let copy_us = gpu.median_us(3, a.reps, || gpu.copy_device(&d_in, &mut d_out))?;
+    for r in [1usize, 2, 3, 4] {
+        let k = 2 * r + 1;
+        let axis = |seed| ndarray::Array1::from_shape_fn(k, |i| (1.0 + b::value(i as u64, seed).abs()) / k as f32);
+        let (depth, col, row) = (axis(10), axis(11), axis(12));
+        let full = Array3::from_shape_fn((k, k, k), |(z, y, x)| depth[z] * col[y] * row[x]);
+        let fma_us = (side3 * side3 * side3 * 3 * k) as f64 / fma_per_us;
+        for v in [Variant::Auto, Variant::Conv3dSeparable, Variant::Conv3dFast] {
+            if a.no_tables && v == Variant::Auto {
+                continue;
+            }
+            if !wanted(v) || v.resolve_mask(3, [r as u32; 3], true, Mode::Zero).is_err() {
+                continue;
+            }
+            let opts = Options::variant(v);
+            let us = gpu.median_us(3, a.reps, || {
+                gpu.correlate_separable_3d_device(&d_in, depth.view(), col.view(), row.view(), opts, &mut d_out)
+                    .map(|_| ())
+            })?;
+            let got = d_out.to_host()?.into_dyn();
+            let (check, ok) = verdict(b::spot_check(
+                got.view(),
+                n3.view().into_dyn(),
+                full.view().into_dyn(),
+                Mode::Zero,
+            ));
+            failures += usize::from(!ok);
+            rows.push(Row {
+                kind: Kind::Separable,
+                variant: v.name(),
+                dim: 3,
+                size: format!("{side3}x{side3}x{side3}"),
+                r,
+                us,
+                bytes,
+                copy_us,
+                fma_us,
+                check,
+            });
+        }
+    }
+    drop((d_in, d_out));
+
     // ---- 3-channel interleaved images, 8192², u8 and f32, r = 1..4
     rows.extend(image_rows::<f32>(&gpu, &a, side, fma_per_us, &mut failures)?);
     rows.extend(image_rows::<u8>(&gpu, &a, side, fma_per_us, &mut failures)?);
@@ -458,6 +508,30 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
                 m3.view(),
                 Options {
                     variant: Variant::Conv3dFast,
+                    mode,
+                },
+                &mut o3,
+            )
+            .map(|_| ())
+        }),
+    )?;
+    drop((d3, o3));
+    let t = b::mask(1, 2).into_dimensionality::<ndarray::Ix1>()?;
+    let n3 = b::input(&[s3, s3, s3]).into_dimensionality::<ndarray::Ix3>()?;
+    let d3 = gpu.upload(n3.view())?;
+    let mut o3 = gpu.alloc(d3.raw_dim())?;
+    modes_of(
+        "conv3d_separable",
+        &format!("{s3}x{s3}x{s3}"),
+        2,
+        Box::new(|mode| {
+            gpu.correlate_separable_3d_device(
+                &d3,
+                t.view(),
+                t.view(),
+                t.view(),
+                Options {
+                    variant: Variant::Conv3dSeparable,
                     mode,
                 },
                 &mut o3,

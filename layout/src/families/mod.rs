@@ -53,6 +53,8 @@ macro_rules! with_families {
             conv3d_tiled_cached => Conv3dTiledCached,
             /// 3D, fastest: compile-time radius, planes streamed along depth through a shared ring, register-blocked outputs.
             conv3d_fast => Conv3dFast,
+            /// 3D rank-1 (separable) masks, one pass: x and y filters on chip, z through register patches.
+            conv3d_separable => Conv3dSeparable,
             /// Pitched multi-channel image (u8 or f32), the textbook's tiled kernel with a channel loop (7.15-7.17).
             image_tiled => ImageTiled,
             /// Pitched multi-channel image (u8 or f32), fastest: radius and channel count compiled in, every mode.

@@ -4,7 +4,7 @@
 //! racecheck, synccheck and initcheck. Entries whose blocks loop over tiles (persistent)
 //! get inputs with more tiles than the GPU holds blocks, so the copy ring wraps.
 use gpuconv::{Gpu, Mode, Options, Variant};
-use gpuconv_tests::{check_against_reference, random_array};
+use gpuconv_tests::{check_against_reference, random_array, random_vec};
 use layout::{Entry, Family, Radii};
 use ndarray::IxDyn;
 
@@ -20,8 +20,8 @@ fn shape(f: &Family, loops: bool) -> Vec<usize> {
         (2, true) if !f.separable => vec![577, 2001],
         // Two 512-row chunks of two 128-column strips.
         (2, true) => vec![600, 131],
-        // Two 64-plane chunks, two 16-row tiles, two 128-wide tiles.
-        _ => vec![67, 19, 131],
+        // Several chunks of depth, two 32-row tiles, two 128-wide tiles.
+        _ => vec![45, 37, 131],
     }
 }
 
@@ -107,12 +107,11 @@ fn run(
     let n = random_array(IxDyn(&shape), seed);
     let mask_shape: Vec<usize> = (0..f.dim).rev().map(|a| 2 * radius[a] as usize + 1).collect();
     let m = if f.separable {
-        // A rank-1 mask: a column times a row of taps.
-        let (col, row) = (
-            random_array(mask_shape[0], seed + 1),
-            random_array(mask_shape[1], seed + 2),
-        );
-        ndarray::Array2::from_shape_fn((mask_shape[0], mask_shape[1]), |(y, x)| col[y] * row[x]).into_dyn()
+        // A rank-1 mask: one 1D mask per axis, multiplied.
+        let axes: Vec<Vec<f32>> = (mask_shape.iter().enumerate())
+            .map(|(a, &k)| random_vec(k, seed + 1 + a as u64))
+            .collect();
+        gpuconv_tests::outer(&axes)
     } else {
         random_array(IxDyn(&mask_shape), seed + 1)
     };

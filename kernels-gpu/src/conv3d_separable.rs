@@ -1,0 +1,194 @@
+//! Separable (rank-1) 3D masks in one pass: compile-time radius, one entry point per
+//! radius. The mask arrives as its taps along x, then y, then z (`MASK_1D`, `2R+1`
+//! each).
+//!
+//! The skeleton is `conv3d_fast`'s: a block owns a 128 x 8K column of outputs and a
+//! chunk of depth; input planes (with x/y halos) stream through a ring of shared buffers
+//! with 16-byte `cp.async`, `ahead(R)` planes ahead. For each input plane the block
+//! (1) filters the staged rows along x into a shared plane (4 outputs per thread from a
+//! register window), (2) each thread filters that plane along y into a 4-wide x K-tall
+//! register patch, and (3) adds the patch into the `2R+1` output-plane patches it
+//! touches through the z taps, stores the patch that is complete and moves the others
+//! down. Every output costs `3(2R+1)` FMAs (and the x filter of the y halo rows); the
+//! intermediates never leave the chip. Geometry: `layout::families::conv3d_separable`.
+use crate::device::*;
+use crate::{patch, stage};
+use layout::families::conv3d_separable::{
+    ahead, chunk_z, min_blocks, pad, plane_floats, ring, rows_per_thread, staged_h, staged_w, tile_h, QX, THREADS_X,
+    THREADS_Y, TILE_W,
+};
+use layout::mode::map_index;
+
+/// Threads per block.
+const THREADS: u32 = THREADS_X * THREADS_Y;
+
+const _: () = assert!(
+    QX == patch::QX
+        && TILE_W == QX * THREADS_X
+        && rows_per_thread(0) as usize <= patch::MAX_ROWS
+        && ((2 * layout::families::conv3d_separable::MAX_RADIUS) as usize) < patch::MAX_PLANES
+);
+
+/// Filters the staged plane at `slot` along x into `xf` (`TILE_W` floats a row, every
+/// staged row): thread (tx, ty) filters columns `4tx..4tx+4` of rows ty, ty + 8, ...
+///
+/// # Safety
+/// `slot` holds `staged_h(R)` rows of `staged_w(R)` floats, `xf` as many rows of
+/// `TILE_W`; both 16-byte aligned.
+#[inline(always)]
+unsafe fn x_pass<const R: u32>(slot: *const f32, xf: *mut f32) {
+    let (tx, ty) = (thread_x(), thread_y());
+    let win = (QX + 2 * pad(R)) as usize;
+    // Rolled: unrolled, several rows' windows would be live at once.
+    for n in 0..opaque(staged_h(R).div_ceil(THREADS_Y)) {
+        let row = ty + n * THREADS_Y;
+        if row < staged_h(R) {
+            let src = slot.wrapping_add((row * staged_w(R) + QX * tx) as usize);
+            let mut v = [0.0f32; 24];
+            for c in 0..win / 4 {
+                // SAFETY: inside the staged row (4tx + win <= staged_w), 16-byte aligned.
+                let f = unsafe { *(src.add(4 * c) as *const F4) };
+                v[4 * c..4 * c + 4].copy_from_slice(&f.0);
+            }
+            let mut acc = [0.0f32; QX as usize];
+            for fc in 0..2 * R + 1 {
+                let m = Mask1d::get(fc as usize);
+                for x in 0..QX as usize {
+                    acc[x] = fma(m, v[(pad(R) - R + fc) as usize + x], acc[x]);
+                }
+            }
+            // SAFETY: 4 floats of a row of xf, 16-byte aligned.
+            unsafe { *(xf.wrapping_add((row * TILE_W + QX * tx) as usize) as *mut F4) = F4(acc) };
+        }
+    }
+}
+
+/// # Safety
+/// `a.input`, `a.output` hold `w·h·d` floats (< 2^31); `MASK_1D` holds the x, y and z
+/// taps, `2R+1` each; launched as `layout::families::conv3d_separable` says.
+#[inline(always)]
+unsafe fn conv3d_separable<const R: u32>(a: &ConvArgs) {
+    let (n, p) = (input(a), output(a));
+    let [w, h, d] = a.extent;
+    let (k, pd, sw) = (rows_per_thread(R), pad(R), staged_w(R));
+    let (tx, ty) = (thread_x(), thread_y());
+    let tid = ty * THREADS_X + tx;
+    let (x0, y0) = (block_x() * TILE_W, block_y() * tile_h(R));
+    let chunk = chunk_z(d, grid_dim_z());
+    let z_begin = block_z() * chunk;
+    let steps = d.saturating_sub(z_begin).min(chunk);
+    let plane_len = w as usize * h as usize;
+    let s = shared_f32();
+    let base = shared_addr(s);
+    let slot_floats = plane_floats(R);
+    // The x-filtered plane, after the ring.
+    let xf = s.wrapping_add((ring(R) * slot_floats) as usize);
+    // Staged plane q is input plane z_begin - R + q, held in slot q % ring(R).
+    let stage_plane = |q: u32| {
+        // A plane before or past the volume reads the plane the mode maps it to, or is
+        // all fill values (zero, constant).
+        let iz = map_index(a.mode, (z_begin + q) as i32 - R as i32, d as i32);
+        let win = stage::Window {
+            plane: n.wrapping_add(iz.max(0) as usize * plane_len),
+            row_pitch: w,
+            w,
+            h,
+            channels: 1,
+            gx0: x0.wrapping_sub(pd),
+            gy0: y0.wrapping_sub(R),
+            sw,
+            sh: staged_h(R),
+            mode: a.mode,
+            fill: a.fill,
+            ghost: iz < 0,
+            unread: pd - R,
+            inline_border: false,
+        };
+        // SAFETY: the kernel's contract covers n, w, h and d; a slot holds
+        // plane_floats(R) = sw·sh floats inside the launch's ring(R) slots; x0 and pd
+        // are multiples of 4.
+        unsafe { stage::window(win, base + 4 * slot_floats * (q % ring(R)), tid, THREADS) }
+    };
+    let planes = steps + 2 * R; // staged: 0..planes
+    for q in 0..ahead(R) {
+        if q < planes {
+            stage_plane(q);
+        }
+        cp_async_commit(); // one group per plane, empty ones keep the count uniform
+    }
+    let taps = 2 * R as usize + 1;
+    // acc[j] sums output plane q - 2R + j (of the chunk) while plane q is read.
+    let mut acc = [patch::ZERO; patch::MAX_PLANES];
+    for q in 0..planes {
+        // Plane q + ahead goes into the slot of plane q - 2, read before the barrier
+        // that ended step q - 1's x pass.
+        if q + ahead(R) < planes {
+            stage_plane(q + ahead(R));
+        }
+        cp_async_commit();
+        cp_async_wait_all_but(ahead(R)); // this thread's copies of plane q landed
+        sync_threads(); // ... and everyone else's; xf is free (step q - 1 read it)
+        let slot = s.wrapping_add((slot_floats * (q % ring(R))) as usize);
+        // SAFETY: the slot and xf are the buffers x_pass wants.
+        unsafe { x_pass::<R>(slot, xf) };
+        sync_threads(); // xf is whole
+                        // The y filter of this thread's rows: y[o] = sum over fr of my[fr]·xf[ty·k + o + fr].
+        let mut yf = patch::ZERO;
+        for i in 0..k + 2 * R {
+            // SAFETY: a row of xf, 16-byte aligned.
+            let v = unsafe { *(xf.wrapping_add(((ty * k + i) * TILE_W + QX * tx) as usize) as *const F4) }.0;
+            for o in 0..k {
+                let fr = i.wrapping_sub(o);
+                if fr <= 2 * R {
+                    let m = Mask1d::get(taps + fr as usize);
+                    for x in 0..QX as usize {
+                        yf[o as usize][x] = fma(m, v[x], yf[o as usize][x]);
+                    }
+                }
+            }
+        }
+        // Output plane q - 2R + j reads input plane q through z tap 2R - j.
+        // Indexed (not iterators): the loops must unroll into register patches.
+        #[allow(clippy::needless_range_loop)]
+        for j in 0..taps {
+            let m = Mask1d::get(2 * taps + (taps - 1 - j));
+            for o in 0..k as usize {
+                for x in 0..QX as usize {
+                    acc[j][o][x] = fma(m, yf[o][x], acc[j][o][x]);
+                }
+            }
+        }
+        if q >= 2 * R {
+            let out = p.wrapping_add((z_begin + q - 2 * R) as usize * plane_len);
+            // SAFETY: output plane z_begin + q - 2R < z_begin + steps <= d lies inside P.
+            unsafe { patch::store(&acc[0], k, out, w, w, h, x0 + QX * tx, y0 + ty * k) };
+        }
+        for j in 0..2 * R as usize {
+            acc[j] = acc[j + 1];
+        }
+        acc[2 * R as usize] = patch::ZERO;
+    }
+}
+
+/// Entries and their launch bounds: 256 threads, `min_blocks(R)` blocks per SM.
+macro_rules! entries {
+    ($($name:ident = $r:literal),* $(,)?) => {$(
+        crate::launch_bounds!($name, THREADS, min_blocks($r));
+        /// `conv3d_separable` at a fixed radius.
+        ///
+        /// # Safety
+        /// As `conv3d_separable`, for masks of this radius.
+        #[no_mangle]
+        pub unsafe extern "gpu-kernel" fn $name(a: ConvArgs) {
+            // SAFETY: forwarded from the entry's contract.
+            unsafe { conv3d_separable::<$r>(&a) }
+        }
+    )*};
+}
+entries!(
+    conv3d_separable_r0 = 0,
+    conv3d_separable_r1 = 1,
+    conv3d_separable_r2 = 2,
+    conv3d_separable_r3 = 3,
+    conv3d_separable_r4 = 4,
+);

@@ -1,0 +1,123 @@
+//! `conv3d_separable` (kernels-gpu/src/conv3d_separable.rs): rank-1 3D masks (a row of
+//! taps along x, a column along y and a pillar along z, multiplied), one pass. The
+//! skeleton is `conv3d_fast`'s: a block owns a 128 x 8K column of outputs and a chunk of
+//! depth, input planes stream through a ring of shared buffers (16-byte `cp.async`), and
+//! each thread keeps a register patch per output plane the current input plane touches.
+//! Each input plane is filtered along x into a shared buffer, then along y into the
+//! thread's registers, and that filtered patch is added into the `2r+1` output-plane
+//! patches through the z taps: `3(2r+1)` FMAs per output (plus the x filter of the y
+//! halo rows), and the intermediates never leave the chip.
+use crate::shape::{blocks, DepthSplit, MAX_GRID_X, MAX_GRID_YZ};
+use crate::{masks, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
+
+pub use super::conv3d_fast::{chunk_z, CHUNK_Z, QX, THREADS_X, THREADS_Y, TILE_W};
+
+/// Largest compiled radius.
+pub const MAX_RADIUS: u32 = 4;
+
+/// Output rows per thread: each thread holds `2r+1` patches of this many rows (one per
+/// output plane an input plane touches), so registers grow as `4·K·(2r+1)`.
+#[inline]
+pub const fn rows_per_thread(r: u32) -> u32 {
+    match r {
+        0 | 1 => 4,
+        2 | 3 => 2,
+        _ => 1,
+    }
+}
+
+/// Output tile height of a block.
+#[inline]
+pub const fn tile_h(r: u32) -> u32 {
+    THREADS_Y * rows_per_thread(r)
+}
+
+pub use super::pad;
+
+/// Planes in flight ahead of the one being read.
+#[inline]
+pub const fn ahead(r: u32) -> u32 {
+    super::conv3d_fast::ahead(r)
+}
+
+/// Shared plane buffers: the plane being read, the one before it, and those in flight
+/// (as `conv3d_fast`).
+#[inline]
+pub const fn ring(r: u32) -> u32 {
+    ahead(r) + 2
+}
+
+/// Width of a staged row: the tile and its halos.
+#[inline]
+pub const fn staged_w(r: u32) -> u32 {
+    TILE_W + 2 * pad(r)
+}
+
+/// Rows of a staged plane: the tile and its y halos.
+#[inline]
+pub const fn staged_h(r: u32) -> u32 {
+    tile_h(r) + 2 * r
+}
+
+/// Shared floats of one staged plane.
+#[inline]
+pub const fn plane_floats(r: u32) -> u32 {
+    staged_w(r) * staged_h(r)
+}
+
+/// Shared floats of the x-filtered plane (the tile's width, every staged row).
+#[inline]
+pub const fn filtered_floats(r: u32) -> u32 {
+    TILE_W * staged_h(r)
+}
+
+/// Shared floats a block needs: the ring of planes and the x-filtered plane.
+#[inline]
+pub const fn shared_floats(r: u32) -> u32 {
+    ring(r) * plane_floats(r) + filtered_floats(r)
+}
+
+/// Blocks per SM the launch bounds ask for.
+#[inline]
+pub const fn min_blocks(_r: u32) -> u32 {
+    2
+}
+
+/// The table row.
+pub const FAMILY: Family = Family {
+    name: "conv3d_separable",
+    dim: 3,
+    mask: MaskLoc::Const(masks::MASK_1D),
+    radii: Radii::Compiled { max: MAX_RADIUS },
+    params: crate::ParamList::Conv,
+    tile_limit: (u32::MAX, ""),
+    modes: crate::family::Modes::All,
+    batch: false,
+    image: false,
+    compiled_channels: None,
+    separable: true,
+    launch_shape,
+    summary: "ours: rank-1 3D masks in one pass, x then y filters on chip, z through register patches",
+};
+
+/// One block per (128 x 8K column, chunk of depth), the chunks re-cut by the launch to
+/// fill the GPU's last wave of blocks (as `conv3d_fast`).
+fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
+    let r = p.max_radius();
+    let [w, h, d] = p.extent;
+    let gx = blocks(w as usize, TILE_W as usize, MAX_GRID_X)?;
+    let gy = blocks(h as usize, tile_h(r) as usize, MAX_GRID_YZ)?;
+    let depth = DepthSplit {
+        planes: d,
+        halo: 2 * r,
+        max_chunks: MAX_GRID_YZ,
+    };
+    let gz = depth.whole(blocks(d as usize, CHUNK_Z as usize, MAX_GRID_YZ)?);
+    Ok(LaunchShape {
+        grid: (gx, gy, gz),
+        block: (THREADS_X, THREADS_Y, 1),
+        shared_bytes: shared_floats(r) * 4,
+        persistent: false,
+        depth: Some(depth),
+    })
+}
