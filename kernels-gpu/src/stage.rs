@@ -180,6 +180,24 @@ unsafe fn cells<P: Pixel>(win: &Window<P>, dst: u32, x: u32, y: u32, count: u32)
     }
 }
 
+/// The staged columns `[left, end)` that lie in groups wholly inside the plane's columns
+/// (`gx0` is a multiple of 4): `(left, end)`, the cells pass stages the others.
+#[inline(always)]
+fn edge_columns<P>(win: &Window<P>) -> (u32, u32) {
+    let left = if (win.gx0 as i32) < 0 {
+        win.gx0.wrapping_neg().min(win.sw)
+    } else {
+        0
+    };
+    let end = if (win.gx0 as i32) < 0 {
+        (win.w & !3).saturating_add(left)
+    } else {
+        win.w.saturating_sub(win.gx0) & !3
+    }
+    .clamp(left, win.sw);
+    (left, end)
+}
+
 /// The second pass of [`window`] for one channel under a mapping mode: every cell of
 /// the groups not wholly inside the plane's columns (those before the first group inside
 /// and from the end of the last one), one per thread: a copy of the element it maps to,
@@ -189,29 +207,15 @@ unsafe fn cells<P: Pixel>(win: &Window<P>, dst: u32, x: u32, y: u32, count: u32)
 /// As [`window`], `win.channels == 1`, `row_pitch` a multiple of 4.
 #[inline(always)]
 unsafe fn edge_cells_inline<P: Pixel>(win: &Window<P>, buf: u32, tid: u32, threads: u32) {
-    let f = win.sw / 4;
-    // Groups [first_in, end_in) lie wholly inside the columns (gx0 is a multiple of 4).
-    let first_in = if (win.gx0 as i32) < 0 {
-        win.gx0.wrapping_neg() / 4
-    } else {
-        0
-    }
-    .min(f);
-    let end_in = if (win.gx0 as i32) < 0 {
-        (win.w / 4).saturating_add(first_in)
-    } else {
-        win.w.saturating_sub(win.gx0) / 4
-    }
-    .clamp(first_in, f);
-    let (left, right) = (4 * first_in, 4 * (f - end_in));
-    let cols = left + right;
+    let (left, end_in) = edge_columns(win);
+    let cols = left + (win.sw - end_in);
     if cols == 0 {
-        return;
+        return; // (no division by zero below)
     }
     let mut i = tid;
     while i < cols * win.sh {
         let (sy, c) = (i / cols, i % cols);
-        let sx = if c < left { c } else { 4 * end_in + (c - left) };
+        let sx = if c < left { c } else { end_in + (c - left) };
         let dst = buf + 4 * (sy * win.sw + sx);
         if sx < win.unread || sx >= win.sw - win.unread {
             // SAFETY: the cell lies inside the buffer.
@@ -398,8 +402,12 @@ pub unsafe fn window<P: Pixel>(win: Window<P>, buf: u32, tid: u32, threads: u32)
             g += threads;
         }
         if by_cells {
-            // SAFETY: forwarded (the same window and buffer).
-            unsafe { edge_cells(&win, buf, tid, threads) };
+            // Only threads with a cell to stage make the call.
+            let (left, end) = edge_columns(&win);
+            if tid < (left + win.sw - end) * win.sh {
+                // SAFETY: forwarded (the same window and buffer).
+                unsafe { edge_cells(&win, buf, tid, threads) };
+            }
         }
     } else {
         let mut i = tid;
