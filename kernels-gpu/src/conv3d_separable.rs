@@ -2,7 +2,7 @@
 //! radius. The mask arrives as its taps along x, then y, then z (`MASK_1D`, `2R+1`
 //! each).
 //!
-//! The skeleton is `conv3d_fast`'s: a block owns a 128 x 8K column of outputs and a
+//! The skeleton is `conv3d_fast`'s (`planes::walk`): a block owns a 128 x 8K column of outputs and a
 //! chunk of depth; input planes (with x/y halos) stream through a ring of shared buffers
 //! with 16-byte `cp.async`, `ahead(R)` planes ahead. For each input plane the block
 //! (1) filters the staged rows along x into a shared plane (4 outputs per thread from a
@@ -12,12 +12,11 @@
 //! down. Every output costs `3(2R+1)` FMAs (and the x filter of the y halo rows); the
 //! intermediates never leave the chip. Geometry: `layout::families::conv3d_separable`.
 use crate::device::*;
-use crate::{patch, stage};
+use crate::{patch, planes};
 use layout::families::conv3d_separable::{
     ahead, chunk_z, min_blocks, pad, plane_floats, ring, rows_per_thread, staged_h, staged_w, tile_h, QX, THREADS_X,
     THREADS_Y, TILE_W,
 };
-use layout::mode::map_index;
 
 /// Threads per block.
 const THREADS: u32 = THREADS_X * THREADS_Y;
@@ -68,67 +67,23 @@ unsafe fn x_pass<const R: u32>(slot: *const f32, xf: *mut f32) {
 /// taps, `2R+1` each; launched as `layout::families::conv3d_separable` says.
 #[inline(always)]
 unsafe fn conv3d_separable<const R: u32>(a: &ConvArgs) {
-    let (n, p) = (input(a), output(a));
-    let [w, h, d] = a.extent;
-    let (k, pd, sw) = (rows_per_thread(R), pad(R), staged_w(R));
-    let (tx, ty) = (thread_x(), thread_y());
-    let tid = ty * THREADS_X + tx;
-    let (x0, y0) = (block_x() * TILE_W, block_y() * tile_h(R));
-    let chunk = chunk_z(d, grid_dim_z());
-    let z_begin = block_z() * chunk;
-    let steps = d.saturating_sub(z_begin).min(chunk);
-    let plane_len = w as usize * h as usize;
-    let s = shared_f32();
-    let base = shared_addr(s);
-    let slot_floats = plane_floats(R);
-    // The x-filtered plane, after the ring.
-    let xf = s.wrapping_add((ring(R) * slot_floats) as usize);
-    // Staged plane q is input plane z_begin - R + q, held in slot q % ring(R).
-    let stage_plane = |q: u32| {
-        // A plane before or past the volume reads the plane the mode maps it to, or is
-        // all fill values (zero, constant).
-        let iz = map_index(a.mode, (z_begin + q) as i32 - R as i32, d as i32);
-        let win = stage::Window {
-            plane: n.wrapping_add(iz.max(0) as usize * plane_len),
-            row_pitch: w,
-            w,
-            h,
-            channels: 1,
-            gx0: x0.wrapping_sub(pd),
-            gy0: y0.wrapping_sub(R),
-            sw,
-            sh: staged_h(R),
-            mode: a.mode,
-            fill: a.fill,
-            ghost: iz < 0,
-            unread: pd - R,
-            inline_border: false,
-        };
-        // SAFETY: the kernel's contract covers n, w, h and d; a slot holds
-        // plane_floats(R) = sw·sh floats inside the launch's ring(R) slots; x0 and pd
-        // are multiples of 4.
-        unsafe { stage::window(win, base + 4 * slot_floats * (q % ring(R)), tid, THREADS) }
+    let g = planes::Walk {
+        threads: (THREADS_X, THREADS_Y),
+        tile_w: TILE_W,
+        tile_h: tile_h(R),
+        k: rows_per_thread(R),
+        pd: pad(R),
+        slot_floats: plane_floats(R),
+        ring: ring(R),
+        ahead: ahead(R),
+        chunk: chunk_z(a.extent[2], grid_dim_z()),
     };
-    let planes = steps + 2 * R; // staged: 0..planes
-    for q in 0..ahead(R) {
-        if q < planes {
-            stage_plane(q);
-        }
-        cp_async_commit(); // one group per plane, empty ones keep the count uniform
-    }
+    let (tx, ty, k) = (thread_x(), thread_y(), g.k);
+    // The x-filtered plane, after the ring.
+    let xf = shared_f32().wrapping_add((ring(R) * plane_floats(R)) as usize);
     let taps = 2 * R as usize + 1;
-    // acc[j] sums output plane q - 2R + j (of the chunk) while plane q is read.
-    let mut acc = [patch::ZERO; patch::MAX_PLANES];
-    for q in 0..planes {
-        // Plane q + ahead goes into the slot of plane q - 2, read before the barrier
-        // that ended step q - 1's x pass.
-        if q + ahead(R) < planes {
-            stage_plane(q + ahead(R));
-        }
-        cp_async_commit();
-        cp_async_wait_all_but(ahead(R)); // this thread's copies of plane q landed
-        sync_threads(); // ... and everyone else's; xf is free (step q - 1 read it)
-        let slot = s.wrapping_add((slot_floats * (q % ring(R))) as usize);
+    let add = |_: u32, slot: *const f32, acc: &mut [patch::Acc; patch::MAX_PLANES]| {
+        // xf is free: every thread read it (step q - 1) before the walk's barrier.
         // SAFETY: the slot and xf are the buffers x_pass wants.
         unsafe { x_pass::<R>(slot, xf) };
         sync_threads(); // xf is whole
@@ -147,8 +102,8 @@ unsafe fn conv3d_separable<const R: u32>(a: &ConvArgs) {
                 }
             }
         }
-        // Output plane q - 2R + j reads input plane q through z tap 2R - j.
-        // Indexed (not iterators): the loops must unroll into register patches.
+        // Output plane q - 2R + j reads input plane q through z tap 2R - j. Indexed
+        // (not iterators): the loops must unroll into register patches.
         #[allow(clippy::needless_range_loop)]
         for j in 0..taps {
             let m = Mask1d::get(2 * taps + (taps - 1 - j));
@@ -158,16 +113,10 @@ unsafe fn conv3d_separable<const R: u32>(a: &ConvArgs) {
                 }
             }
         }
-        if q >= 2 * R {
-            let out = p.wrapping_add((z_begin + q - 2 * R) as usize * plane_len);
-            // SAFETY: output plane z_begin + q - 2R < z_begin + steps <= d lies inside P.
-            unsafe { patch::store(&acc[0], k, out, w, w, h, x0 + QX * tx, y0 + ty * k) };
-        }
-        for j in 0..2 * R as usize {
-            acc[j] = acc[j + 1];
-        }
-        acc[2 * R as usize] = patch::ZERO;
-    }
+    };
+    // SAFETY: forwarded from the contract; the walk's geometry is this family's, and xf
+    // lies past the ring.
+    unsafe { planes::walk::<R>(a, g, add) }
 }
 
 /// Entries and their launch bounds: 256 threads, `min_blocks(R)` blocks per SM.

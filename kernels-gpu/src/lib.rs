@@ -22,6 +22,7 @@
 
 pub mod device;
 pub mod patch;
+pub mod planes;
 pub mod stage;
 
 pub mod conv1d_basic;

@@ -12,7 +12,7 @@
 //!
 //! `cargo run --release -p gpuconv-benches --bin roofline -- [--peers peers.log]`
 use clap::Parser;
-use gpuconv::{Error, Gpu, Mode, Options, Variant};
+use gpuconv::{DeviceArray, DeviceImage, Error, Gpu, Mode, Options, Variant};
 use gpuconv_benches as b;
 use ndarray::{Array2, Array3, ArrayView2, Axis};
 use std::collections::BTreeMap;
@@ -99,6 +99,49 @@ fn verdict((pts, err, bad): (usize, f64, usize)) -> (String, bool) {
     (format!("{v} {pts} pts, max err {err:.1e}"), bad == 0)
 }
 
+/// What the rows of one benchmark case share: its kind, dimension and size, the bytes it
+/// moves and the copy of them measured in the same run.
+struct Case {
+    kind: Kind,
+    dim: usize,
+    size: String,
+    bytes: f64,
+    copy_us: f64,
+}
+
+impl Case {
+    /// The row of `v` at radius `r`: `run` timed (median of `reps` after 3 warm-ups), then
+    /// the output it left in `out` spot-checked by `check` (a failure counted in
+    /// `failures`).
+    #[allow(clippy::too_many_arguments)]
+    fn row<O>(
+        &self,
+        gpu: &Gpu,
+        reps: usize,
+        (v, r, fma_us): (Variant, usize, f64),
+        out: &mut O,
+        mut run: impl FnMut(&mut O) -> gpuconv::Result<()>,
+        check: impl FnOnce(&O) -> Result<(usize, f64, usize), Box<dyn std::error::Error>>,
+        failures: &mut usize,
+    ) -> Result<Row, Box<dyn std::error::Error>> {
+        let us = gpu.median_us(3, reps, || run(out))?;
+        let (check, ok) = verdict(check(out)?);
+        *failures += usize::from(!ok);
+        Ok(Row {
+            kind: self.kind,
+            variant: v.name(),
+            dim: self.dim,
+            size: self.size.clone(),
+            r,
+            us,
+            bytes: self.bytes,
+            copy_us: self.copy_us,
+            fma_us,
+            check,
+        })
+    }
+}
+
 /// Spot checks of an image result against the f64 reference: sampled pixels of every
 /// channel, within tolerance (u8: within half a step more).
 fn spot_check_image<T: gpuconv::Pixel>(got: &Array3<T>, img: &Array3<T>, m: ArrayView2<f32>) -> (usize, f64, usize) {
@@ -166,6 +209,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             case.size(),
             bytes / copy_us / 1e3
         );
+        let general = Case {
+            kind: Kind::General,
+            dim,
+            size: case.size(),
+            bytes,
+            copy_us,
+        };
         for &r in &case.radii {
             let m = b::mask(dim, r);
             let fma_us = (case.len() * m.len()) as f64 / fma_per_us;
@@ -173,23 +223,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 if !wanted(v) || v.resolve(dim, r).is_err() {
                     continue;
                 }
-                let us = gpu.median_us(3, a.reps, || {
-                    gpu.conv_device(&d_in, m.view(), v, &mut d_out).map(|_| ())
-                })?;
-                let (check, ok) = verdict(b::spot_check(d_out.to_host()?.view(), n.view(), m.view(), Mode::Zero));
-                failures += usize::from(!ok);
-                rows.push(Row {
-                    kind: Kind::General,
-                    variant: v.name(),
-                    dim,
-                    size: case.size(),
-                    r,
-                    us,
-                    bytes,
-                    copy_us,
-                    fma_us,
-                    check,
-                });
+                let run = |o: &mut _| gpu.conv_device(&d_in, m.view(), v, o).map(|_| ());
+                let check = |o: &DeviceArray<_>| Ok(b::spot_check(o.to_host()?.view(), n.view(), m.view(), Mode::Zero));
+                let case = (v, r, fma_us);
+                rows.push(general.row(&gpu, a.reps, case, &mut d_out, run, check, &mut failures)?);
             }
         }
     }
@@ -201,6 +238,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut d_out = gpu.alloc(d_in.raw_dim())?;
     let bytes = 2.0 * (side * side * 4) as f64;
     let copy_us = gpu.median_us(3, a.reps, || gpu.copy_device(&d_in, &mut d_out))?;
+    let sep2 = Case {
+        kind: Kind::Separable,
+        dim: 2,
+        size: format!("{side}x{side}"),
+        bytes,
+        copy_us,
+    };
     for r in [2usize, 4, 8, 16, 32] {
         let k = 2 * r + 1;
         let col = ndarray::Array1::from_shape_fn(k, |i| (1.0 + b::value(i as u64, 8).abs()) / k as f32);
@@ -215,30 +259,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 continue;
             }
             let opts = Options::variant(v);
-            let us = gpu.median_us(3, a.reps, || {
-                gpu.correlate_separable_device(&d_in, col.view(), row.view(), opts, &mut d_out)
+            let run = |o: &mut _| {
+                gpu.correlate_separable_device(&d_in, col.view(), row.view(), opts, o)
                     .map(|_| ())
-            })?;
-            let got = d_out.to_host()?.into_dyn();
-            let (check, ok) = verdict(b::spot_check(
-                got.view(),
-                n2.view().into_dyn(),
-                full.view().into_dyn(),
-                Mode::Zero,
-            ));
-            failures += usize::from(!ok);
-            rows.push(Row {
-                kind: Kind::Separable,
-                variant: v.name(),
-                dim: 2,
-                size: format!("{side}x{side}"),
-                r,
-                us,
-                bytes,
-                copy_us,
-                fma_us,
-                check,
-            });
+            };
+            let check = |o: &DeviceArray<_>| {
+                let got = o.to_host()?.into_dyn();
+                let (n, m) = (n2.view().into_dyn(), full.view().into_dyn());
+                Ok(b::spot_check(got.view(), n, m, Mode::Zero))
+            };
+            let case = (v, r, fma_us);
+            rows.push(sep2.row(&gpu, a.reps, case, &mut d_out, run, check, &mut failures)?);
         }
     }
     drop((d_in, d_out));
@@ -250,6 +281,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut d_out = gpu.alloc(d_in.raw_dim())?;
     let bytes = 2.0 * (side3 * side3 * side3 * 4) as f64;
     let copy_us = gpu.median_us(3, a.reps, || gpu.copy_device(&d_in, &mut d_out))?;
+    let sep3 = Case {
+        kind: Kind::Separable,
+        dim: 3,
+        size: format!("{side3}x{side3}x{side3}"),
+        bytes,
+        copy_us,
+    };
     for r in [1usize, 2, 3, 4] {
         let k = 2 * r + 1;
         let axis = |seed| ndarray::Array1::from_shape_fn(k, |i| (1.0 + b::value(i as u64, seed).abs()) / k as f32);
@@ -264,30 +302,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 continue;
             }
             let opts = Options::variant(v);
-            let us = gpu.median_us(3, a.reps, || {
-                gpu.correlate_separable_3d_device(&d_in, depth.view(), col.view(), row.view(), opts, &mut d_out)
+            let run = |o: &mut _| {
+                gpu.correlate_separable_3d_device(&d_in, depth.view(), col.view(), row.view(), opts, o)
                     .map(|_| ())
-            })?;
-            let got = d_out.to_host()?.into_dyn();
-            let (check, ok) = verdict(b::spot_check(
-                got.view(),
-                n3.view().into_dyn(),
-                full.view().into_dyn(),
-                Mode::Zero,
-            ));
-            failures += usize::from(!ok);
-            rows.push(Row {
-                kind: Kind::Separable,
-                variant: v.name(),
-                dim: 3,
-                size: format!("{side3}x{side3}x{side3}"),
-                r,
-                us,
-                bytes,
-                copy_us,
-                fma_us,
-                check,
-            });
+            };
+            let check = |o: &DeviceArray<_>| {
+                let got = o.to_host()?.into_dyn();
+                let (n, m) = (n3.view().into_dyn(), full.view().into_dyn());
+                Ok(b::spot_check(got.view(), n, m, Mode::Zero))
+            };
+            let case = (v, r, fma_us);
+            rows.push(sep3.row(&gpu, a.reps, case, &mut d_out, run, check, &mut failures)?);
         }
     }
     drop((d_in, d_out));
@@ -366,6 +391,13 @@ fn image_rows<T: gpuconv::Pixel>(
     let mut flat_out = gpu.alloc(flat_in.raw_dim())?;
     let copy_us = gpu.median_us(3, a.reps, || gpu.copy_device(&flat_in, &mut flat_out))?;
     println!("memory roofline ({side}x{side}x3 {kind:?}): {copy_us:.1} us");
+    let images = Case {
+        kind,
+        dim: 2,
+        size: format!("{side}x{side}"),
+        bytes,
+        copy_us,
+    };
     let mut rows = Vec::new();
     for r in 1..=4usize {
         let k = 2 * r + 1;
@@ -378,24 +410,10 @@ fn image_rows<T: gpuconv::Pixel>(
                 continue;
             }
             let opts = Options::variant(v);
-            let us = gpu.median_us(3, a.reps, || {
-                gpu.correlate_image_device(&d_in, m.view(), opts, &mut d_out)
-                    .map(|_| ())
-            })?;
-            let (check, ok) = verdict(spot_check_image(&d_out.to_host()?, &img, m.view()));
-            *failures += usize::from(!ok);
-            rows.push(Row {
-                kind,
-                variant: v.name(),
-                dim: 2,
-                size: format!("{side}x{side}"),
-                r,
-                us,
-                bytes,
-                copy_us,
-                fma_us,
-                check,
-            });
+            let run = |o: &mut _| gpu.correlate_image_device(&d_in, m.view(), opts, o).map(|_| ());
+            let check = |o: &DeviceImage<T>| Ok(spot_check_image(&o.to_host()?, &img, m.view()));
+            let case = (v, r, fma_us);
+            rows.push(images.row(gpu, a.reps, case, &mut d_out, run, check, failures)?);
         }
     }
     Ok(rows)

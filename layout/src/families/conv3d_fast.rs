@@ -114,12 +114,19 @@ pub const FAMILY: Family = Family {
 /// the launch re-cuts to fill the GPU's last wave of blocks (`depth`).
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
+    walk_launch(p, tile_h(r), shared_floats(r))
+}
+
+/// The launch of a walk along depth (`kernels-gpu/src/planes.rs`, shared with
+/// `conv3d_separable`): one block of `THREADS_X` x `THREADS_Y` per (128 x `tile_h`
+/// column, chunk of depth), `shared_floats` of shared memory.
+pub(crate) fn walk_launch(p: &Problem, tile_h: u32, shared_floats: u32) -> Result<LaunchShape, ShapeError> {
     let [w, h, d] = p.extent;
     let gx = blocks(w as usize, TILE_W as usize, MAX_GRID_X)?;
-    let gy = blocks(h as usize, tile_h(r) as usize, MAX_GRID_YZ)?;
+    let gy = blocks(h as usize, tile_h as usize, MAX_GRID_YZ)?;
     let depth = DepthSplit {
         planes: d,
-        halo: 2 * r,
+        halo: 2 * p.max_radius(),
         max_chunks: MAX_GRID_YZ,
     };
     // About ceil(d / CHUNK_Z) chunks: chunk_z(d, gz) <= CHUNK_Z, and none is empty.
@@ -127,7 +134,7 @@ fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     Ok(LaunchShape {
         grid: (gx, gy, gz),
         block: (THREADS_X, THREADS_Y, 1),
-        shared_bytes: shared_floats(r) * 4,
+        shared_bytes: shared_floats * 4,
         persistent: false,
         depth: Some(depth),
     })

@@ -7,7 +7,6 @@
 //! thread's registers, and that filtered patch is added into the `2r+1` output-plane
 //! patches through the z taps: `3(2r+1)` FMAs per output (plus the x filter of the y
 //! halo rows), and the intermediates never leave the chip.
-use crate::shape::{blocks, DepthSplit, MAX_GRID_X, MAX_GRID_YZ};
 use crate::{masks, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
 
 pub use super::conv3d_fast::{chunk_z, CHUNK_Z, QX, THREADS_X, THREADS_Y, TILE_W};
@@ -100,24 +99,9 @@ pub const FAMILY: Family = Family {
     summary: "ours: rank-1 3D masks in one pass, x then y filters on chip, z through register patches",
 };
 
-/// One block per (128 x 8K column, chunk of depth), the chunks re-cut by the launch to
-/// fill the GPU's last wave of blocks (as `conv3d_fast`).
+/// As `conv3d_fast`: one block per (128 x 8K column, chunk of depth), the chunks re-cut
+/// by the launch to fill the GPU's last wave of blocks.
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
-    let [w, h, d] = p.extent;
-    let gx = blocks(w as usize, TILE_W as usize, MAX_GRID_X)?;
-    let gy = blocks(h as usize, tile_h(r) as usize, MAX_GRID_YZ)?;
-    let depth = DepthSplit {
-        planes: d,
-        halo: 2 * r,
-        max_chunks: MAX_GRID_YZ,
-    };
-    let gz = depth.whole(blocks(d as usize, CHUNK_Z as usize, MAX_GRID_YZ)?);
-    Ok(LaunchShape {
-        grid: (gx, gy, gz),
-        block: (THREADS_X, THREADS_Y, 1),
-        shared_bytes: shared_floats(r) * 4,
-        persistent: false,
-        depth: Some(depth),
-    })
+    super::conv3d_fast::walk_launch(p, tile_h(r), shared_floats(r))
 }

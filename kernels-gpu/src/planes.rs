@@ -1,0 +1,116 @@
+//! The walk along depth shared by the fast 3D kernels (`conv3d_fast`, `conv3d_separable`):
+//! a block owns a `TILE_W` x `tile_h` column of outputs and a chunk of depth (the launch's
+//! gridDim.z chunks). The input planes of its column, with `pd` columns and `R` rows of
+//! halo, stream through a ring of `ring` shared buffers with 16-byte `cp.async`, `ahead`
+//! planes ahead of the one in use (one barrier per plane: the ring holds `ahead + 2`).
+//! Each thread keeps one register patch per output plane the current input plane touches
+//! (`2R+1`): the kernel adds the plane into them, the walk stores the one that is complete
+//! and moves the others down.
+use crate::device::*;
+use crate::{patch, stage};
+use layout::mode::map_index;
+
+/// A family's walk geometry (its `layout` functions at its radius).
+#[derive(Clone, Copy)]
+pub struct Walk {
+    /// Threads of a block across and down.
+    pub threads: (u32, u32),
+    /// Output columns of a block (`QX` per thread across).
+    pub tile_w: u32,
+    /// Output rows of a block.
+    pub tile_h: u32,
+    /// Output rows per thread (its patch is `QX` x `k`).
+    pub k: u32,
+    /// Halo columns staged on each side (a multiple of 4).
+    pub pd: u32,
+    /// Floats of one staged plane (`(tile_w + 2pd)·(tile_h + 2R)`).
+    pub slot_floats: u32,
+    /// Shared plane buffers.
+    pub ring: u32,
+    /// Planes in flight ahead of the one being read (`ring >= ahead + 2`).
+    pub ahead: u32,
+    /// The chunk length the launch's grid depth gives (`chunk_z`).
+    pub chunk: u32,
+}
+
+/// Walks the block's chunk of depth: for each input plane `q`, once it is staged,
+/// `add(q, slot, acc)` adds it into the patches (`acc[j]` sums output plane `q - 2R + j`
+/// of the chunk; the slot is the staged plane, rows `tile_w + 2pd` floats apart). Every
+/// thread of the block calls it (it contains barriers); `add` may add barriers of its own
+/// (every thread passes them) but must not touch the ring's other slots.
+///
+/// # Safety
+/// `a.input`, `a.output` hold `w·h·d` floats (< 2^31); the launch has blocks of
+/// `threads` over a grid of columns x chunks, with `ring·slot_floats` shared floats (and
+/// whatever `add` uses past them); `tile_w = QX·threads.0`, `tile_h = k·threads.1`.
+#[inline(always)]
+pub unsafe fn walk<const R: u32>(
+    a: &ConvArgs,
+    g: Walk,
+    mut add: impl FnMut(u32, *const f32, &mut [patch::Acc; patch::MAX_PLANES]),
+) {
+    let (n, p) = (input(a), output(a));
+    let [w, h, d] = a.extent;
+    let (tx, ty) = (thread_x(), thread_y());
+    let tid = ty * g.threads.0 + tx;
+    let threads = g.threads.0 * g.threads.1;
+    let (x0, y0) = (block_x() * g.tile_w, block_y() * g.tile_h);
+    let z_begin = block_z() * g.chunk;
+    let steps = d.saturating_sub(z_begin).min(g.chunk);
+    let plane_len = w as usize * h as usize;
+    let s = shared_f32();
+    let base = shared_addr(s);
+    // Staged plane q is input plane z_begin - R + q, held in slot q % ring.
+    let stage_plane = |q: u32| {
+        // A plane before or past the volume reads the plane the mode maps it to, or is
+        // all fill values (zero, constant).
+        let iz = map_index(a.mode, (z_begin + q) as i32 - R as i32, d as i32);
+        let win = stage::Window {
+            plane: n.wrapping_add(iz.max(0) as usize * plane_len),
+            row_pitch: w,
+            w,
+            h,
+            channels: 1,
+            gx0: x0.wrapping_sub(g.pd),
+            gy0: y0.wrapping_sub(R),
+            sw: g.tile_w + 2 * g.pd,
+            sh: g.tile_h + 2 * R,
+            mode: a.mode,
+            fill: a.fill,
+            ghost: iz < 0,
+            unread: g.pd - R,
+            inline_border: false,
+        };
+        // SAFETY: the contract covers n, w, h and d; a slot holds slot_floats = sw·sh
+        // floats inside the ring; x0 and pd are multiples of 4.
+        unsafe { stage::window(win, base + 4 * g.slot_floats * (q % g.ring), tid, threads) }
+    };
+    let planes = steps + 2 * R; // staged: 0..planes
+    for q in 0..g.ahead {
+        if q < planes {
+            stage_plane(q);
+        }
+        cp_async_commit(); // one group per plane, empty ones keep the count uniform
+    }
+    let mut acc = [patch::ZERO; patch::MAX_PLANES];
+    for q in 0..planes {
+        // Plane q + ahead goes into the slot of plane q - 2: everyone finished reading
+        // it before the barrier of step q - 1.
+        if q + g.ahead < planes {
+            stage_plane(q + g.ahead);
+        }
+        cp_async_commit();
+        cp_async_wait_all_but(g.ahead); // this thread's copies of plane q landed
+        sync_threads(); // ... and everyone else's
+        add(q, s.wrapping_add((g.slot_floats * (q % g.ring)) as usize), &mut acc);
+        if q >= 2 * R {
+            let out = p.wrapping_add((z_begin + q - 2 * R) as usize * plane_len);
+            // SAFETY: output plane z_begin + q - 2R < z_begin + steps <= d lies inside P.
+            unsafe { patch::store(&acc[0], g.k, out, w, w, h, x0 + patch::QX * tx, y0 + ty * g.k) };
+        }
+        for j in 0..2 * R as usize {
+            acc[j] = acc[j + 1];
+        }
+        acc[2 * R as usize] = patch::ZERO;
+    }
+}
