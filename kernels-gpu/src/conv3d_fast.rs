@@ -13,10 +13,7 @@
 //! Geometry: `layout::families::conv3d_fast`.
 use crate::device::*;
 use crate::{patch, planes};
-use layout::families::conv3d_fast::{
-    ahead, chunk_z, min_blocks, pad, plane_floats, ring, rows_per_thread, staged_w, tile_h, QX, THREADS_X, THREADS_Y,
-    TILE_W,
-};
+use layout::families::conv3d_fast::{min_blocks, rows_per_thread, staged_w, QX, THREADS_X, THREADS_Y};
 
 /// Threads per block.
 const THREADS: u32 = THREADS_X * THREADS_Y;
@@ -32,18 +29,7 @@ const _: () = assert!(
 /// taps; launched as `layout::families::conv3d_fast` says.
 #[inline(always)]
 unsafe fn conv3d_fast<const R: u32>(a: &ConvArgs) {
-    let g = planes::Walk {
-        threads: (THREADS_X, THREADS_Y),
-        tile_w: TILE_W,
-        tile_h: tile_h(R),
-        k: rows_per_thread(R),
-        pd: pad(R),
-        slot_floats: plane_floats(R),
-        ring: ring(R),
-        ahead: ahead(R),
-        // The launch cuts depth into gridDim.z chunks.
-        chunk: chunk_z(a.extent[2], grid_dim_z()),
-    };
+    let g = crate::walk_of!(conv3d_fast, R, a);
     let first = ((thread_y() * g.k) * staged_w(R) + QX * thread_x()) as usize;
     let add = |_: u32, slot: *const f32, acc: &mut [patch::Acc; patch::MAX_PLANES]| {
         // SAFETY: the thread's window lies inside the slot.

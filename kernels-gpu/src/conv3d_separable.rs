@@ -14,8 +14,7 @@
 use crate::device::*;
 use crate::{patch, planes};
 use layout::families::conv3d_separable::{
-    ahead, chunk_z, min_blocks, pad, plane_floats, ring, rows_per_thread, staged_h, staged_w, tile_h, QX, THREADS_X,
-    THREADS_Y, TILE_W,
+    min_blocks, pad, plane_floats, ring, rows_per_thread, staged_h, staged_w, QX, THREADS_X, THREADS_Y, TILE_W,
 };
 
 /// Threads per block.
@@ -67,17 +66,7 @@ unsafe fn x_pass<const R: u32>(slot: *const f32, xf: *mut f32) {
 /// taps, `2R+1` each; launched as `layout::families::conv3d_separable` says.
 #[inline(always)]
 unsafe fn conv3d_separable<const R: u32>(a: &ConvArgs) {
-    let g = planes::Walk {
-        threads: (THREADS_X, THREADS_Y),
-        tile_w: TILE_W,
-        tile_h: tile_h(R),
-        k: rows_per_thread(R),
-        pd: pad(R),
-        slot_floats: plane_floats(R),
-        ring: ring(R),
-        ahead: ahead(R),
-        chunk: chunk_z(a.extent[2], grid_dim_z()),
-    };
+    let g = crate::walk_of!(conv3d_separable, R, a);
     let (tx, ty, k) = (thread_x(), thread_y(), g.k);
     // The x-filtered plane, after the ring.
     let xf = shared_f32().wrapping_add((ring(R) * plane_floats(R)) as usize);

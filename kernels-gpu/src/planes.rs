@@ -33,6 +33,27 @@ pub struct Walk {
     pub chunk: u32,
 }
 
+/// The [`Walk`] of a family at radius `$r` for the launch of `$a`: `$family` is its
+/// `layout::families` module (the same geometry functions in each 3D fast family).
+#[macro_export]
+macro_rules! walk_of {
+    ($family:ident, $r:expr, $a:expr) => {{
+        use layout::families::$family as f;
+        $crate::planes::Walk {
+            threads: (f::THREADS_X, f::THREADS_Y),
+            tile_w: f::TILE_W,
+            tile_h: f::tile_h($r),
+            k: f::rows_per_thread($r),
+            pd: f::pad($r),
+            slot_floats: f::plane_floats($r),
+            ring: f::ring($r),
+            ahead: f::ahead($r),
+            // The launch cuts depth into gridDim.z chunks.
+            chunk: f::chunk_z($a.extent[2], $crate::device::grid_dim_z()),
+        }
+    }};
+}
+
 /// Walks the block's chunk of depth: for each input plane `q`, once it is staged,
 /// `add(q, slot, acc)` adds it into the patches (`acc[j]` sums output plane `q - 2R + j`
 /// of the chunk; the slot is the staged plane, rows `tile_w + 2pd` floats apart). Every
