@@ -104,16 +104,6 @@ pub(crate) struct Mask {
     factors: Option<Vec<Vec<f32>>>,
 }
 
-/// The column and row of a 2D mask of rank 1 (`ky` rows of `kx` taps, row-major): its
-/// row through the largest tap, and its column through it divided by that tap; `None`
-/// unless every tap equals their product within 4 ulps (so that filtering along x then
-/// along y stays within the reference's tolerance of the full mask).
-pub fn rank1_factors(taps: &[f32], ky: usize, kx: usize) -> Option<(Vec<f32>, Vec<f32>)> {
-    let mut f = rank1_axes(taps, &[ky, kx])?;
-    let row = f.remove(0);
-    Some((f.remove(0), row))
-}
-
 /// The 1D factors, x first, of a row-major mask of shape `shape` (outermost first, 2 or
 /// 3 axes) of rank 1: the fibre along x through the largest tap, and along every other
 /// axis the fibre through it divided by that tap; `None` unless every tap equals their

@@ -493,7 +493,7 @@ fn filter(a: &FilterArgs) -> Result<(), Error> {
     let (ky, kx) = mask.dim();
     let radius = gpuconv::conv::mask_radius(&[ky, kx])?;
     let taps: Vec<f32> = mask.iter().copied().collect();
-    let rank1 = gpuconv::conv::rank1_factors(&taps, ky, kx).is_some();
+    let rank1 = gpuconv::conv::rank1_axes(&taps, &[ky, kx]).is_some();
     // The image kernels take 1 to 4 channels alike: 1 stands for all here.
     let gpu = match (gpu, variant.resolve_image_call(radius, rank1, 1, mode)) {
         (Some(g), Ok(_)) => Some(g),
