@@ -27,8 +27,6 @@ pub struct DepthSplit {
     pub planes: u32,
     /// Planes a chunk reads beyond the ones it writes (2r).
     pub halo: u32,
-    /// The most chunks wanted (the grid limit; a chunk has at least one plane).
-    pub max_chunks: u32,
 }
 
 impl DepthSplit {
@@ -40,7 +38,8 @@ impl DepthSplit {
     /// last 18% full).
     pub fn chunks(&self, columns: u32, slots: u32) -> u32 {
         let (columns, slots) = (columns.max(1) as u64, slots.max(1) as u64);
-        let most = self.max_chunks.min(self.planes).max(1) as u64;
+        // At most one chunk per plane, and the grid's limit in z.
+        let most = MAX_GRID_YZ.min(self.planes).max(1) as u64;
         // Beyond four waves more chunks only add halo planes.
         let most = most.min((4 * slots).div_ceil(columns).max(1));
         let planes = self.planes.max(1) as u64;
@@ -140,12 +139,7 @@ mod tests {
 
     #[test]
     fn depth_chunks_fill_the_last_wave_and_are_never_empty() {
-        let split = |planes, halo| DepthSplit {
-            planes,
-            halo,
-            max_chunks: MAX,
-        };
-        const MAX: u32 = super::MAX_GRID_YZ;
+        let split = |planes, halo| DepthSplit { planes, halo };
         // 512^3 at r = 1: 64 columns, 264 slots -> one wave of 4 chunks of 128.
         assert_eq!(split(512, 2).chunks(64, 264), 4);
         // A small volume is cut finer, to use the GPU.

@@ -127,7 +127,6 @@ pub(crate) fn walk_launch(p: &Problem, tile_h: u32, shared_floats: u32) -> Resul
     let depth = DepthSplit {
         planes: d,
         halo: 2 * p.max_radius(),
-        max_chunks: MAX_GRID_YZ,
     };
     // About ceil(d / CHUNK_Z) chunks: chunk_z(d, gz) <= CHUNK_Z, and none is empty.
     let gz = depth.whole(blocks(d as usize, CHUNK_Z as usize, MAX_GRID_YZ)?);

@@ -9,7 +9,8 @@
 //! halo rows), and the intermediates never leave the chip.
 use crate::{masks, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
 
-pub use super::conv3d_fast::{chunk_z, CHUNK_Z, QX, THREADS_X, THREADS_Y, TILE_W};
+/// The walk's geometry that does not depend on the tile height: `conv3d_fast`'s.
+pub use super::conv3d_fast::{ahead, chunk_z, pad, ring, staged_w, CHUNK_Z, QX, THREADS_X, THREADS_Y, TILE_W};
 
 /// Largest compiled radius.
 pub const MAX_RADIUS: u32 = 4;
@@ -29,27 +30,6 @@ pub const fn rows_per_thread(r: u32) -> u32 {
 #[inline]
 pub const fn tile_h(r: u32) -> u32 {
     THREADS_Y * rows_per_thread(r)
-}
-
-pub use super::pad;
-
-/// Planes in flight ahead of the one being read.
-#[inline]
-pub const fn ahead(r: u32) -> u32 {
-    super::conv3d_fast::ahead(r)
-}
-
-/// Shared plane buffers: the plane being read, the one before it, and those in flight
-/// (as `conv3d_fast`).
-#[inline]
-pub const fn ring(r: u32) -> u32 {
-    ahead(r) + 2
-}
-
-/// Width of a staged row: the tile and its halos.
-#[inline]
-pub const fn staged_w(r: u32) -> u32 {
-    TILE_W + 2 * pad(r)
 }
 
 /// Rows of a staged plane: the tile and its y halos.
