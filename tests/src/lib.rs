@@ -474,16 +474,14 @@ pub fn rank1_if_needed<D: Dimension>(v: Variant, m: ArrayView<f32, D>) -> Array<
     if !takes_rank1_only(v) || m.ndim() < 2 {
         return m.to_owned();
     }
-    let md = m.view().into_dyn();
-    let axes: Vec<Vec<f32>> = (0..md.ndim())
+    // The first lane along each axis: the fibre through the first tap.
+    let axes: Vec<Vec<f32>> = (0..m.ndim())
         .map(|a| {
-            (0..md.shape()[a])
-                .map(|i| {
-                    let mut at = vec![0; md.ndim()];
-                    at[a] = i;
-                    md[IxDyn(&at)]
-                })
-                .collect()
+            m.lanes(ndarray::Axis(a))
+                .into_iter()
+                .next()
+                .expect("non-empty")
+                .to_vec()
         })
         .collect();
     outer(&axes).into_dimensionality::<D>().expect("same dimension")
@@ -493,6 +491,17 @@ pub fn rank1_if_needed<D: Dimension>(v: Variant, m: ArrayView<f32, D>) -> Array<
 mod tests {
     use super::*;
     use proptest::strategy::ValueTree;
+
+    #[test]
+    fn rank1_if_needed_multiplies_the_fibres_through_the_first_tap() {
+        let m = random_array((3, 5, 7), 11);
+        let got = rank1_if_needed(Variant::Conv3dSeparable, m.view());
+        for ((z, y, x), &g) in got.indexed_iter() {
+            assert_eq!(g, m[[z, 0, 0]] * m[[0, y, 0]] * m[[0, 0, x]], "at {z},{y},{x}");
+        }
+        // A family of general masks takes the mask as it is.
+        assert_eq!(rank1_if_needed(Variant::Conv3dFast, m.view()), m);
+    }
 
     #[test]
     fn random_values_are_in_range_and_deterministic() {
