@@ -217,12 +217,54 @@ pub fn u8_sat(v: f32) -> u32 {
 /// A pixel type of the image kernels: how it reaches shared memory (as f32) and how a
 /// sum leaves for global memory.
 pub trait Pixel: Copy {
+    /// Interior groups are staged raw ([`Pixel::stage4_raw`], asynchronous) and widened
+    /// once they land ([`Pixel::widen4`]), where the kernel gives a raw area: u8, whose
+    /// 4-byte loads would otherwise wait out their latency before the widening store.
+    const RAW: bool;
     /// Copies 4 consecutive pixels at `src` into 4 floats at the shared address `dst`.
     ///
     /// # Safety
     /// `src` points to 4 readable pixels of global memory, 16-byte aligned for f32 and
     /// 4-byte aligned for u8; `dst` is 16-byte aligned inside shared memory.
     unsafe fn stage4(dst: u32, src: *const Self);
+    /// Starts an asynchronous copy of 4 consecutive pixels at `src`, as they are, to the
+    /// shared address `dst` (a [`Pixel::RAW`] pixel's; others stage them as `stage4`).
+    ///
+    /// # Safety
+    /// As [`Pixel::stage4`], `dst` aligned to 4 pixels.
+    #[inline(always)]
+    unsafe fn stage4_raw(dst: u32, src: *const Self) {
+        // SAFETY: forwarded.
+        unsafe { Self::stage4(dst, src) }
+    }
+    /// Widens 4 pixels copied by [`Pixel::stage4_raw`] to the shared address `raw` (landed:
+    /// after this thread's wait) into 4 floats at the shared address `dst` (a no-op for
+    /// pixels that are not [`Pixel::RAW`]).
+    ///
+    /// # Safety
+    /// `raw` holds 4 landed pixels this thread copied; `dst` is 16-byte aligned inside
+    /// shared memory.
+    #[inline(always)]
+    unsafe fn widen4(_dst: u32, _raw: u32) {}
+    /// Starts an asynchronous copy of the aligned 4-pixel word holding the pixel at `src`,
+    /// as it is, to the shared address `dst` (a [`Pixel::RAW`] pixel's; others stage the
+    /// pixel as `stage1`).
+    ///
+    /// # Safety
+    /// As [`Pixel::stage1`], the aligned word holding `src` readable; `dst` 4-byte aligned.
+    #[inline(always)]
+    unsafe fn stage1_raw(dst: u32, src: *const Self) {
+        // SAFETY: forwarded.
+        unsafe { Self::stage1(dst, src) }
+    }
+    /// Widens pixel `byte` of the word [`Pixel::stage1_raw`] copied to `raw` (landed) into
+    /// the float at the shared address `dst` (a no-op for pixels that are not
+    /// [`Pixel::RAW`]).
+    ///
+    /// # Safety
+    /// `raw` holds a landed word this thread copied; `dst` lies inside shared memory.
+    #[inline(always)]
+    unsafe fn widen1(_dst: u32, _raw: u32, _byte: u32) {}
     /// Copies one pixel at `src` into the float at the shared address `dst`.
     ///
     /// # Safety
@@ -246,6 +288,7 @@ pub trait Pixel: Copy {
 }
 
 impl Pixel for f32 {
+    const RAW: bool = false;
     #[inline(always)]
     unsafe fn stage4(dst: u32, src: *const f32) {
         // SAFETY: per the trait's contract.
@@ -274,6 +317,46 @@ impl Pixel for f32 {
 }
 
 impl Pixel for u8 {
+    const RAW: bool = true;
+    #[inline(always)]
+    unsafe fn stage4_raw(dst: u32, src: *const u8) {
+        // SAFETY: per the trait's contract: 4 readable bytes, 4-byte aligned.
+        unsafe {
+            core::arch::asm!(
+                "cp.async.ca.shared.global [{d}], [{s}], 4;",
+                d = in(reg32) dst, s = in(reg64) src,
+                options(nostack, preserves_flags)
+            );
+        }
+    }
+    #[inline(always)]
+    unsafe fn widen4(dst: u32, raw: u32) {
+        let w: u32;
+        // SAFETY: per the trait's contract: 4 landed bytes at `raw`.
+        unsafe {
+            core::arch::asm!("ld.shared.u32 {w}, [{a}];", w = out(reg32) w, a = in(reg32) raw,
+                options(readonly, nostack, preserves_flags));
+        }
+        let b = |k: u32| ((w >> (8 * k)) & 0xff) as f32;
+        // SAFETY: per the trait's contract.
+        unsafe { store_shared_f4(dst, [b(0), b(1), b(2), b(3)]) }
+    }
+    #[inline(always)]
+    unsafe fn stage1_raw(dst: u32, src: *const u8) {
+        // SAFETY: per the trait's contract: the aligned word holding src is readable.
+        unsafe { Self::stage4_raw(dst, src.wrapping_sub(src as usize & 3)) }
+    }
+    #[inline(always)]
+    unsafe fn widen1(dst: u32, raw: u32, byte: u32) {
+        let w: u32;
+        // SAFETY: per the trait's contract: a landed word at `raw`.
+        unsafe {
+            core::arch::asm!("ld.shared.u32 {w}, [{a}];", w = out(reg32) w, a = in(reg32) raw,
+                options(readonly, nostack, preserves_flags));
+        }
+        // SAFETY: per the trait's contract.
+        unsafe { store_shared(dst, ((w >> (8 * (byte & 3))) & 0xff) as f32) }
+    }
     #[inline(always)]
     unsafe fn stage4(dst: u32, src: *const u8) {
         let w: u32;
@@ -415,6 +498,43 @@ pub fn cp_async_wait_all_but(pending: u32) {
         1 => cp_async_wait::<1>(),
         2 => cp_async_wait::<2>(),
         _ => cp_async_wait::<3>(),
+    }
+}
+
+/// The ring of the fast walks (`planes::walk` along depth, `image_fast` down rows):
+/// steps `0..steps` stream through `ring` shared slots of `slot_floats`, step `q` in
+/// slot `q % ring`. `stage(q, shared_address)` issues step `q`'s copies `ahead` steps
+/// before `consume(q, slot)` reads it, with one barrier per step: the slot step `q +
+/// ahead` fills was last read at step `q + ahead - ring <= q - 2`, which every thread
+/// finished before the barrier of step `q - 1` (so `ring >= ahead + 2`). Every thread of
+/// the block calls it; `consume` may add barriers of its own but must not touch other
+/// slots. `land(q, slot)` runs after this thread's copies of step `q` landed and before
+/// the barrier (widening what `stage` copied raw).
+#[inline(always)]
+pub fn streamed(
+    steps: u32,
+    (ahead, ring, slot_floats): (u32, u32, u32),
+    mut stage: impl FnMut(u32, u32),
+    mut land: impl FnMut(u32, u32),
+    mut consume: impl FnMut(u32, *const f32),
+) {
+    let s = shared_f32();
+    let base = shared_addr(s);
+    for q in 0..ahead {
+        if q < steps {
+            stage(q, base + 4 * slot_floats * (q % ring));
+        }
+        cp_async_commit(); // one group per step, empty ones keep the count uniform
+    }
+    for q in 0..steps {
+        if q + ahead < steps {
+            stage(q + ahead, base + 4 * slot_floats * ((q + ahead) % ring));
+        }
+        cp_async_commit();
+        cp_async_wait_all_but(ahead); // this thread's copies of step q landed
+        land(q, base + 4 * slot_floats * (q % ring));
+        sync_threads(); // ... and everyone else's
+        consume(q, s.wrapping_add((slot_floats * (q % ring)) as usize));
     }
 }
 

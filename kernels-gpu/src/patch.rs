@@ -82,6 +82,51 @@ pub unsafe fn accumulate<const R: u32, const S: u32>(
     }
 }
 
+/// Adds one staged row into the `2R+1` one-row patches it touches, walking down rows
+/// (`image_fast`): `acc[j]` sums the output row `2R - j` rows above this input row, which
+/// reads it through mask row `2R - j`, so with the rows loop rolled every tap is still a
+/// constant (`tap(j, fc)`, column `fc`). `s` points at this thread's window of the row
+/// (`QX + 2pd` floats, input columns from `pd` before its outputs, `pd >= R·S`); taps
+/// along the row are `S` floats apart, as in [`accumulate`].
+///
+/// # Safety
+/// The `QX + 2pd` floats from `s` lie inside a staged buffer, 16-byte aligned.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // indices, not iterators: an iterator put the patches in local memory
+pub unsafe fn add_row<const R: u32, const S: u32>(
+    s: *const f32,
+    pd: u32,
+    acc: &mut [[f32; QX as usize]],
+    tap: impl Fn(usize, usize) -> f32,
+) {
+    let win = (QX + 2 * pd) as usize;
+    let mut v = [0.0f32; 40];
+    for c in 0..win / 4 {
+        // SAFETY: inside the window (the function's contract), 16-byte aligned.
+        let f = unsafe { *(s.add(4 * c) as *const F4) };
+        v[4 * c..4 * c + 4].copy_from_slice(&f.0);
+    }
+    for j in 0..2 * R as usize + 1 {
+        for fc in 0..2 * R + 1 {
+            let m = tap(j, fc as usize);
+            for x in 0..QX as usize {
+                acc[j][x] = fma(m, v[(pd - R * S + fc * S) as usize + x], acc[j][x]);
+            }
+        }
+    }
+}
+
+/// Moves the patches `1..n` down one place and clears place `n - 1` (to `zero`): the
+/// walks' step once the patch in place 0, complete, is stored.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // register moves, as the walks wrote them
+pub fn rotate<T: Copy>(acc: &mut [T], n: usize, zero: T) {
+    for j in 0..n - 1 {
+        acc[j] = acc[j + 1];
+    }
+    acc[n - 1] = zero;
+}
+
 /// Stores the patch whose first output is `(x, y)` of a row-major plane at `p` with
 /// rows of `w` elements `row_pitch` apart and `h` rows (rows and columns past the plane
 /// are skipped): groups of 4 in one store where aligned, else one by one. (Positional
@@ -91,7 +136,16 @@ pub unsafe fn accumulate<const R: u32, const S: u32>(
 /// `p` holds `h` rows of `row_pitch` writable pixels, aligned to 4 pixels.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn store<P: Pixel>(acc: &Acc, k: u32, p: *mut P, row_pitch: u32, w: u32, h: u32, x: u32, y: u32) {
+pub unsafe fn store<P: Pixel>(
+    acc: &[[f32; QX as usize]],
+    k: u32,
+    p: *mut P,
+    row_pitch: u32,
+    w: u32,
+    h: u32,
+    x: u32,
+    y: u32,
+) {
     for o in 0..k {
         let yo = y + o;
         if yo < h {

@@ -79,14 +79,12 @@ pub unsafe fn walk<const R: u32>(
     let z_begin = block_z() * g.chunk;
     let steps = d.saturating_sub(z_begin).min(g.chunk);
     let plane_len = w as usize * h as usize;
-    let s = shared_f32();
-    let base = shared_addr(s);
     // Staged plane q is input plane z_begin - R + q, held in slot q % ring.
-    let stage_plane = |q: u32| {
+    let window = |q: u32| {
         // A plane before or past the volume reads the plane the mode maps it to, or is
         // all fill values (zero, constant).
         let iz = map_index(a.mode, (z_begin + q) as i32 - R as i32, d as i32);
-        let win = stage::Window {
+        stage::Window {
             plane: n.wrapping_add(iz.max(0) as usize * plane_len),
             row_pitch: w,
             w,
@@ -101,37 +99,32 @@ pub unsafe fn walk<const R: u32>(
             ghost: iz < 0,
             unread: g.pd - R,
             inline_border: false,
-        };
+        }
+    };
+    // Every plane's window has the same columns: this thread's edge cell, once.
+    let walk = stage::Walking {
+        edge: stage::EdgeCell::of(&window(0), tid, threads),
+        raw: None,
+    };
+    let stage_plane = |q: u32, buf: u32| {
         // SAFETY: the contract covers n, w, h and d; a slot holds slot_floats = sw·sh
         // floats inside the ring; x0 and pd are multiples of 4.
-        unsafe { stage::window(win, base + 4 * g.slot_floats * (q % g.ring), tid, threads) }
+        unsafe { stage::walked(window(q), buf, &walk, tid, threads) }
     };
-    let planes = steps + 2 * R; // staged: 0..planes
-    for q in 0..g.ahead {
-        if q < planes {
-            stage_plane(q);
-        }
-        cp_async_commit(); // one group per plane, empty ones keep the count uniform
-    }
     let mut acc = [patch::ZERO; patch::MAX_PLANES];
-    for q in 0..planes {
-        // Plane q + ahead goes into the slot of plane q - 2: everyone finished reading
-        // it before the barrier of step q - 1.
-        if q + g.ahead < planes {
-            stage_plane(q + g.ahead);
-        }
-        cp_async_commit();
-        cp_async_wait_all_but(g.ahead); // this thread's copies of plane q landed
-        sync_threads(); // ... and everyone else's
-        add(q, s.wrapping_add((g.slot_floats * (q % g.ring)) as usize), &mut acc);
-        if q >= 2 * R {
-            let out = p.wrapping_add((z_begin + q - 2 * R) as usize * plane_len);
-            // SAFETY: output plane z_begin + q - 2R < z_begin + steps <= d lies inside P.
-            unsafe { patch::store(&acc[0], g.k, out, w, w, h, x0 + patch::QX * tx, y0 + ty * g.k) };
-        }
-        for j in 0..2 * R as usize {
-            acc[j] = acc[j + 1];
-        }
-        acc[2 * R as usize] = patch::ZERO;
-    }
+    streamed(
+        steps + 2 * R,
+        (g.ahead, g.ring, g.slot_floats),
+        stage_plane,
+        |_, _| {},
+        |q, slot| {
+            add(q, slot, &mut acc);
+            if q >= 2 * R {
+                let out = p.wrapping_add((z_begin + q - 2 * R) as usize * plane_len);
+                // SAFETY: output plane z_begin + q - 2R < z_begin + steps <= d lies inside P.
+                unsafe { patch::store(&acc[0], g.k, out, w, w, h, x0 + patch::QX * tx, y0 + ty * g.k) };
+            }
+            patch::rotate(&mut acc, 2 * R as usize + 1, patch::ZERO);
+        },
+    );
 }

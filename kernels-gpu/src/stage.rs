@@ -46,11 +46,14 @@ pub struct Window<P> {
     pub inline_border: bool,
 }
 
-/// The offset of the element a ghost cell at column `x` (an element of `channels`
-/// interleaved per pixel), row `y` reads under `mode`, in a plane of `h` rows of `w`
-/// elements `row_pitch` apart; `u32::MAX` for the fill value.
+/// The element of its row a ghost cell at column `x` (an element of `channels`
+/// interleaved per pixel) reads under `mode`, in rows of `w` elements: the pixel maps,
+/// the channel stays; `u32::MAX` for the fill value.
 #[inline(always)]
-fn source(mode: u32, x: u32, y: u32, w: u32, h: u32, channels: u32, row_pitch: u32) -> u32 {
+fn column(mode: u32, x: u32, w: u32, channels: u32) -> u32 {
+    if x < w {
+        return x;
+    }
     let c = channels.max(1); // never 0: no division-by-zero panic path
                              // The pixel and channel of column x (floor division: x may be "negative").
     let (px, ch) = if (x as i32) >= 0 {
@@ -61,11 +64,23 @@ fn source(mode: u32, x: u32, y: u32, w: u32, h: u32, channels: u32, row_pitch: u
         (-(p as i32), p * c - back)
     };
     let mx = map_index(mode, px, (w / c) as i32);
-    let my = map_index(mode, y as i32, h as i32);
-    if mx < 0 || my < 0 {
+    if mx < 0 {
         return u32::MAX;
     }
-    my as u32 * row_pitch + mx as u32 * c + ch
+    mx as u32 * c + ch
+}
+
+/// The offset of the element a ghost cell at column `x`, row `y` reads under `mode`, in
+/// a plane of `h` rows of `w` elements (`channels` interleaved) `row_pitch` apart;
+/// `u32::MAX` for the fill value.
+#[inline(always)]
+fn source(mode: u32, x: u32, y: u32, w: u32, h: u32, channels: u32, row_pitch: u32) -> u32 {
+    let col = column(mode, x, w, channels);
+    let my = map_index(mode, y as i32, h as i32);
+    if col == u32::MAX || my < 0 {
+        return u32::MAX;
+    }
+    my as u32 * row_pitch + col
 }
 
 /// Stages `count` consecutive cells of row `y` from column `x` into the shared floats
@@ -198,13 +213,13 @@ fn edge_columns<P>(win: &Window<P>) -> (u32, u32) {
     (left, end)
 }
 
-/// The second pass of [`window`] for one channel under a mapping mode: every cell of
+/// The second pass of [`window`] under a mapping mode: every cell of
 /// the groups not wholly inside the plane's columns (those before the first group inside
 /// and from the end of the last one), one per thread: a copy of the element it maps to,
 /// or the fill value where no tap reads it (`unread`).
 ///
 /// # Safety
-/// As [`window`], `win.channels == 1`, `row_pitch` a multiple of 4.
+/// As [`window`], `row_pitch` a multiple of 4.
 #[inline(always)]
 unsafe fn edge_cells_inline<P: Pixel>(win: &Window<P>, buf: u32, tid: u32, threads: u32) {
     let (left, end_in) = edge_columns(win);
@@ -221,40 +236,122 @@ unsafe fn edge_cells_inline<P: Pixel>(win: &Window<P>, buf: u32, tid: u32, threa
             // SAFETY: the cell lies inside the buffer.
             unsafe { store_shared(dst, win.fill) };
         } else {
-            let gy = win.gy0.wrapping_add(sy);
-            let row = if gy < win.h {
-                gy as i32
-            } else {
-                map_index(win.mode, gy as i32, win.h as i32)
-            };
-            let gx = win.gx0.wrapping_add(sx);
-            let x = if gx < win.w {
-                gx as i32
-            } else {
-                map_index(win.mode, gx as i32, win.w as i32)
-            };
+            let col = column(win.mode, win.gx0.wrapping_add(sx), win.w, win.channels);
+            let off = mapped_row(win, sy) * win.row_pitch + col;
             // SAFETY: a mapping mode maps every row and column into the plane; the cell
             // lies inside the buffer.
-            unsafe {
-                P::stage1(
-                    dst,
-                    win.plane.wrapping_add((row as u32 * win.row_pitch + x as u32) as usize),
-                )
-            };
+            unsafe { P::stage1(dst, win.plane.wrapping_add(off as usize)) };
         }
         i += threads;
     }
 }
 
+/// The plane row that window row `sy` reads under a mapping mode.
+#[inline(always)]
+fn mapped_row<P>(win: &Window<P>, sy: u32) -> u32 {
+    let gy = win.gy0.wrapping_add(sy);
+    if gy < win.h {
+        gy
+    } else {
+        map_index(win.mode, gy as i32, win.h as i32) as u32
+    }
+}
+
+/// A thread's cell of the edge pass, worked out once by a walk whose windows keep their
+/// columns from one step to the next (they move down rows or through planes): where it
+/// lands and the element of its row it reads. Per step only its row is mapped, where
+/// that row lies outside the plane: the pass's divisions and column mapping (on the
+/// critical path of every step of a border block) are paid once per block.
+#[derive(Clone, Copy)]
+pub struct EdgeCell {
+    /// Where it lands in the window (`sy·sw + sx`), or [`EdgeCell::NONE`] (this thread has
+    /// no cell), or [`EdgeCell::UNCOVERED`] (the pass has more cells than threads: it runs
+    /// as in [`window`]).
+    at: u32,
+    /// The element of its row it reads, or `u32::MAX`: the fill value.
+    col: u32,
+}
+
+impl EdgeCell {
+    /// No cell for this thread.
+    const NONE: u32 = u32::MAX;
+    /// More cells than threads.
+    const UNCOVERED: u32 = u32::MAX - 1;
+
+    /// Thread `tid`'s cell of `win`'s edge pass (and of every window of the same columns
+    /// and height), for `threads` threads.
+    #[inline(always)]
+    pub fn of<P>(win: &Window<P>, tid: u32, threads: u32) -> EdgeCell {
+        let (left, end_in) = edge_columns(win);
+        let cols = left + (win.sw - end_in);
+        if cols * win.sh > threads {
+            return EdgeCell {
+                at: Self::UNCOVERED,
+                col: 0,
+            };
+        }
+        if tid >= cols * win.sh {
+            return EdgeCell { at: Self::NONE, col: 0 };
+        }
+        let per_row = cols.max(1); // (cols > 0 here; no division-by-zero path)
+        let (sy, c) = (tid / per_row, tid % per_row);
+        let sx = if c < left { c } else { end_in + (c - left) };
+        let col = if sx < win.unread || sx >= win.sw - win.unread {
+            u32::MAX
+        } else {
+            column(win.mode, win.gx0.wrapping_add(sx), win.w, win.channels)
+        };
+        EdgeCell {
+            at: sy * win.sw + sx,
+            col,
+        }
+    }
+
+    /// The cell's row in the window (`sw` a constant: no division path).
+    #[inline(always)]
+    fn row<P>(&self, win: &Window<P>) -> u32 {
+        self.at / win.sw.max(1)
+    }
+}
+
+/// What a walk adds to [`window`]: its [`EdgeCell`], and a shared raw area where the
+/// groups of [`Pixel::RAW`] pixels land as they are (group `g` at `raw + 4g`, then a word
+/// per thread for its edge cell's aligned word), to be widened by [`land`].
+#[derive(Clone, Copy)]
+pub struct Walking {
+    /// This thread's edge cell.
+    pub edge: EdgeCell,
+    /// The raw area's shared address (`sw·sh + 4·threads` bytes, 4-byte aligned), for raw
+    /// pixels.
+    pub raw: Option<u32>,
+}
+
+/// Group `(sy, c)` of a window at a border: its first column in the plane, whether its 4
+/// columns lie inside the plane's, and the plane row it reads (the row the mode maps it
+/// to; -1: fill values).
+#[inline(always)]
+fn group_at<P>(win: &Window<P>, sy: u32, c: u32) -> (u32, bool, i32) {
+    let (gx, gy) = (win.gx0.wrapping_add(4 * c), win.gy0.wrapping_add(sy));
+    let row = if win.ghost {
+        -1
+    } else if gy < win.h {
+        gy as i32
+    } else {
+        map_index(win.mode, gy as i32, win.h as i32)
+    };
+    (gx, gx < win.w && gx + 4 <= win.w, row)
+}
+
 /// [`edge_cells_inline`], out of line: in line, its index arithmetic takes registers from
 /// the fast kernels' patches (conv3d_fast at r = 1 spilled). On scalars, as
-/// [`border_cells`]: a window passed by reference would live in local memory.
+/// [`border_cells`]: a window passed by reference would live in local memory. The
+/// channel count `C` is compiled in (one more argument made conv2d_fast spill at r = 5).
 ///
 /// # Safety
-/// As [`edge_cells_inline`] for the window of these fields.
+/// As [`edge_cells_inline`] for the window of these fields, `C` channels.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)] // the window's fields, by value
-unsafe fn edge_cells_outlined<P: Pixel>(
+unsafe fn edge_cells_outlined<P: Pixel, const C: u32>(
     plane: *const P,
     row_pitch: u32,
     (w, h): (u32, u32),
@@ -272,7 +369,7 @@ unsafe fn edge_cells_outlined<P: Pixel>(
         row_pitch,
         w,
         h,
-        channels: 1,
+        channels: C,
         gx0,
         gy0,
         sw,
@@ -293,27 +390,37 @@ unsafe fn edge_cells_outlined<P: Pixel>(
 /// As [`edge_cells_inline`].
 #[inline(always)]
 unsafe fn edge_cells<P: Pixel>(win: &Window<P>, buf: u32, tid: u32, threads: u32) {
-    if win.inline_border {
-        // SAFETY: forwarded.
-        unsafe { edge_cells_inline(win, buf, tid, threads) }
-    } else {
-        // SAFETY: forwarded (one channel, not ghost: the caller's condition).
-        unsafe {
-            edge_cells_outlined(
-                win.plane,
-                win.row_pitch,
-                (win.w, win.h),
-                (win.gx0, win.gy0),
-                (win.sw, win.sh),
-                win.mode,
-                win.fill,
-                win.unread,
-                buf,
-                tid,
-                threads,
-            )
-        }
+    /// The out-of-line call for `C` channels.
+    macro_rules! outlined {
+        ($c:literal) => {
+            // SAFETY: forwarded (not ghost: the caller's condition; `C` is the window's).
+            unsafe {
+                edge_cells_outlined::<P, $c>(
+                    win.plane,
+                    win.row_pitch,
+                    (win.w, win.h),
+                    (win.gx0, win.gy0),
+                    (win.sw, win.sh),
+                    win.mode,
+                    win.fill,
+                    win.unread,
+                    buf,
+                    tid,
+                    threads,
+                )
+            }
+        };
     }
+    match win.channels {
+        _ if win.inline_border => {}
+        1 => return outlined!(1),
+        2 => return outlined!(2),
+        3 => return outlined!(3),
+        4 => return outlined!(4),
+        _ => {}
+    }
+    // SAFETY: forwarded.
+    unsafe { edge_cells_inline(win, buf, tid, threads) }
 }
 
 /// Starts the copies of `win` into the shared buffer at shared address `buf`, spread over
@@ -331,51 +438,132 @@ unsafe fn edge_cells<P: Pixel>(win: &Window<P>, buf: u32, tid: u32, threads: u32
 /// path).
 #[inline(always)]
 pub unsafe fn window<P: Pixel>(win: Window<P>, buf: u32, tid: u32, threads: u32) {
-    let aligned = win.row_pitch.is_multiple_of(4);
+    // SAFETY: forwarded.
+    unsafe { staged(win, buf, None, tid, threads) }
+}
+
+/// [`window`] for a walk (`walk`: its edge cell, for `win`'s columns and height, and
+/// its raw area): the groups of [`Pixel::RAW`] pixels that copy 4 elements, and the
+/// edge cell's aligned word, are copied as they are, asynchronously; [`land`] widens
+/// them into the buffer once this thread's copies landed, before the barrier.
+///
+/// # Safety
+/// As [`window`]; `walk.raw` holds `sw·sh + 4·threads` shared bytes, 4-byte aligned.
+#[inline(always)]
+pub unsafe fn walked<P: Pixel>(win: Window<P>, buf: u32, walk: &Walking, tid: u32, threads: u32) {
+    // SAFETY: forwarded.
+    unsafe { staged(win, buf, Some(walk), tid, threads) }
+}
+
+/// The second half of [`walked`] for [`Pixel::RAW`] pixels (nothing for others): widens
+/// this thread's raw groups of `win`, and its edge cell, into the buffer.
+///
+/// # Safety
+/// As [`walked`], called by the same thread with the same arguments after its copies
+/// landed.
+#[inline(always)]
+pub unsafe fn land<P: Pixel>(win: Window<P>, buf: u32, walk: &Walking, tid: u32, threads: u32) {
+    let Some(raw) = walk.raw else { return };
+    if !P::RAW || !win.row_pitch.is_multiple_of(4) {
+        return;
+    }
     let f = win.sw / 4;
-    let interior = !win.ghost
+    let inside = interior(&win);
+    let mut g = tid;
+    while g < f * win.sh {
+        let (sy, c) = (g / f, g % f);
+        let copied = inside || {
+            let (_, columns_inside, row) = group_at(&win, sy, c);
+            columns_inside && row >= 0
+        };
+        if copied {
+            // SAFETY: group g was copied raw by this thread and has landed; the group
+            // lies inside the buffer.
+            unsafe { P::widen4(buf + 4 * (sy * win.sw + 4 * c), raw + 4 * g) };
+        }
+        g += threads;
+    }
+    let e = &walk.edge;
+    if !inside && e.at < EdgeCell::UNCOVERED && e.col != u32::MAX && by_cells(&win) {
+        let off = mapped_row(&win, e.row(&win)) * win.row_pitch + e.col;
+        let byte = (win.plane.wrapping_add(off as usize) as usize & 3) as u32;
+        // SAFETY: the cell's aligned word was copied raw by this thread to its word after
+        // the groups, and has landed; the cell lies inside the buffer.
+        unsafe { P::widen1(buf + 4 * e.at, raw + 4 * (f * win.sh + tid), byte) };
+    }
+}
+
+/// Whether the window lies wholly inside the plane (most of them): a lean loop of
+/// 4-element copies stages it.
+#[inline(always)]
+fn interior<P>(win: &Window<P>) -> bool {
+    !win.ghost
         && (win.gx0 as i32) >= 0
         && win.gx0 + win.sw <= win.w
         && (win.gy0 as i32) >= 0
-        && win.gy0 + win.sh <= win.h;
-    if aligned && interior {
+        && win.gy0 + win.sh <= win.h
+}
+
+/// Under a mode that maps (nearest, reflect, mirror, wrap), a border window's groups not
+/// wholly inside the plane's columns are left to a second pass over their cells, one cell
+/// per thread. Mapped group by group, one lane of a warp would map 4 cells while the
+/// other 31 wait (border windows ran 1.3-1.7x zero's time).
+#[inline(always)]
+fn by_cells<P>(win: &Window<P>) -> bool {
+    !win.ghost && win.mode != code::ZERO && win.mode != code::CONSTANT
+}
+
+/// [`window`] or [`walked`].
+///
+/// # Safety
+/// As [`walked`] where `walk` is given, else as [`window`].
+#[inline(always)]
+unsafe fn staged<P: Pixel>(win: Window<P>, buf: u32, walk: Option<&Walking>, tid: u32, threads: u32) {
+    let aligned = win.row_pitch.is_multiple_of(4);
+    let f = win.sw / 4;
+    let raw = match walk {
+        Some(&Walking { raw: Some(raw), .. }) if P::RAW => Some(raw),
+        _ => None,
+    };
+    // A group of 4 elements of the plane from `src`, group g of the window.
+    // The callers' conditions: the group lies inside the plane (aligned: row_pitch and
+    // the column multiples of 4), and inside the buffer.
+    let copy = |g: u32, dst: u32, src: *const P| match raw {
+        Some(raw) => {
+            // SAFETY: as above; group g's word of the raw area lies inside it.
+            unsafe { P::stage4_raw(raw + 4 * g, src) }
+        }
+        None => {
+            // SAFETY: as above.
+            unsafe { P::stage4(dst, src) }
+        }
+    };
+    if aligned && interior(&win) {
         let first = win.plane.wrapping_add((win.gy0 * win.row_pitch + win.gx0) as usize);
         let mut g = tid;
         while g < f * win.sh {
             let (sy, c) = (g / f, g % f);
-            // SAFETY: the group lies inside the plane (the window does; aligned: row_pitch
-            // and gx0 multiples of 4) and inside the buffer.
-            unsafe {
-                P::stage4(
-                    buf + 4 * (sy * win.sw + 4 * c),
-                    first.wrapping_add((sy * win.row_pitch + 4 * c) as usize),
-                )
-            };
+            // The window lies inside the plane.
+            copy(
+                g,
+                buf + 4 * (sy * win.sw + 4 * c),
+                first.wrapping_add((sy * win.row_pitch + 4 * c) as usize),
+            );
             g += threads;
         }
     } else if aligned {
-        // One channel under a mode that maps (nearest, reflect, mirror, wrap): the groups
-        // not wholly inside the plane's columns are left to a second pass over their
-        // cells, one cell per thread. Mapped group by group, one lane of a warp would map
-        // 4 cells while the other 31 wait (border windows ran 1.3-1.7x zero's time).
-        let by_cells = win.channels == 1 && !win.ghost && win.mode != code::ZERO && win.mode != code::CONSTANT;
+        let by_cells = by_cells(&win);
         let mut g = tid;
         while g < f * win.sh {
             let (sy, c) = (g / f, g % f);
-            let (gx, gy) = (win.gx0.wrapping_add(4 * c), win.gy0.wrapping_add(sy));
+            let (gx, columns_inside, row) = group_at(&win, sy, c);
             let dst = buf + 4 * (sy * win.sw + 4 * c);
-            let columns_inside = gx < win.w && gx + 4 <= win.w;
-            // A row outside the plane reads the row the mode maps it to (-1: fill).
-            let row = if win.ghost {
-                -1
-            } else if gy < win.h {
-                gy as i32
-            } else {
-                map_index(win.mode, gy as i32, win.h as i32)
-            };
             if columns_inside && row >= 0 {
-                // SAFETY: the group lies inside the plane (aligned) and inside the buffer.
-                unsafe { P::stage4(dst, win.plane.wrapping_add((row as u32 * win.row_pitch + gx) as usize)) };
+                copy(
+                    g,
+                    dst,
+                    win.plane.wrapping_add((row as u32 * win.row_pitch + gx) as usize),
+                );
             } else if row < 0 || ((win.mode == code::ZERO || win.mode == code::CONSTANT) && gx >= win.w) {
                 // SAFETY: a group of the buffer, wholly ghost cells; nothing is read.
                 unsafe { store_shared_f4(dst, [win.fill; 4]) };
@@ -397,17 +585,45 @@ pub unsafe fn window<P: Pixel>(win: Window<P>, buf: u32, tid: u32, threads: u32)
                 }
             } else {
                 // SAFETY: the group lies inside the buffer.
-                unsafe { cells(&win, dst, gx, gy, 4) };
+                unsafe { cells(&win, dst, gx, win.gy0.wrapping_add(sy), 4) };
             }
             g += threads;
         }
-        if by_cells {
-            // Only threads with a cell to stage make the call.
-            let (left, end) = edge_columns(&win);
-            if tid < (left + win.sw - end) * win.sh {
-                // SAFETY: forwarded (the same window and buffer).
-                unsafe { edge_cells(&win, buf, tid, threads) };
+        match walk {
+            Some(&Walking { edge: e, .. }) if by_cells && e.at != EdgeCell::UNCOVERED => {
+                // The walk's cell: only its row is mapped here.
+                if e.at != EdgeCell::NONE {
+                    let dst = buf + 4 * e.at;
+                    if e.col == u32::MAX {
+                        // SAFETY: the cell lies inside the buffer.
+                        unsafe { store_shared(dst, win.fill) };
+                    } else {
+                        let off = mapped_row(&win, e.row(&win)) * win.row_pitch + e.col;
+                        let src = win.plane.wrapping_add(off as usize);
+                        // A mapping mode maps the cell into the plane (its aligned word
+                        // too: rows start 4-pixel aligned).
+                        match raw {
+                            Some(raw) => {
+                                // SAFETY: as above; the thread's word follows the raw groups.
+                                unsafe { P::stage1_raw(raw + 4 * (f * win.sh + tid), src) }
+                            }
+                            None => {
+                                // SAFETY: as above; the cell lies inside the buffer.
+                                unsafe { P::stage1(dst, src) }
+                            }
+                        }
+                    }
+                }
             }
+            _ if by_cells => {
+                // Only threads with a cell to stage make the call.
+                let (left, end) = edge_columns(&win);
+                if tid < (left + win.sw - end) * win.sh {
+                    // SAFETY: forwarded (the same window and buffer).
+                    unsafe { edge_cells(&win, buf, tid, threads) };
+                }
+            }
+            _ => {}
         }
     } else {
         let mut i = tid;
