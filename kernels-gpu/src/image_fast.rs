@@ -2,23 +2,26 @@
 //! point per pair, `image_fast_c{C}_r{R}`), u8 or f32 pixels, every ghost-cell mode.
 //!
 //! A row of `w` pixels of `C` interleaved channels is `w·C` elements; a tap of the mask
-//! reads the same channel `C` elements away. So the kernel is the fast 2D kernel
-//! (`patch::accumulate`) with the tap stride `C`: tiles of 128 elements × 8K rows stream
-//! into shared memory as f32 (16-byte `cp.async` for f32 pixels, 4-byte loads converted
-//! on the way for u8), and each thread sums a 4-element × K-row patch in registers and
-//! stores it 16 bytes (f32) or 4 bytes (u8, rounded and saturated) at a time. Rows are
-//! `pitch` bytes apart. Geometry: `layout::families::image_fast`.
+//! reads the same channel `C` elements away. A block owns a 1024-element column of
+//! outputs and a chunk of rows, and walks down it as the 3D kernels walk along depth:
+//! rows stream into a ring of shared slots as f32 (`device::streamed`; 16-byte
+//! `cp.async` for f32 pixels, 4-byte loads widened on the way for u8), several steps
+//! ahead, and each thread adds each input row (its 4 elements and their halo) into the
+//! one-row patches of the `2R+1` output rows it touches (`patch::add_row`), stores the
+//! one that is complete, 16 bytes (f32) or 4 bytes (u8, rounded and saturated), and
+//! moves the others down. Every tap is then a constant-bank operand with the rows loop
+//! rolled (a 2D patch with 3 interleaved channels spilled unrolled, and rolled it spent
+//! most of its issue on tap loads and row checks). Rows are `pitch` bytes apart.
+//! Geometry: `layout::families::image_fast`.
 use crate::device::*;
 use crate::{patch, stage};
 use layout::args::pixel;
 use layout::families::image_fast::{
-    buffer_floats, min_blocks, pad, rows_per_thread, staged_w, stages, tile_h, QX, THREADS_X, THREADS_Y, TILE_W,
+    ahead, chunk_rows, min_blocks, pad, raw_slot_bytes, ring, rows_per_step, shared_floats, slot_floats, staged_w, QX,
+    THREADS, TILE_W,
 };
 
-/// Threads per block.
-const THREADS: u32 = THREADS_X * THREADS_Y;
-
-const _: () = assert!(QX == patch::QX && rows_per_thread(0) as usize <= patch::MAX_ROWS);
+const _: () = assert!(QX == patch::QX && (2 * layout::families::image_fast::MAX_RADIUS as usize) < patch::MAX_PLANES);
 
 /// # Safety
 /// `a.input`, `a.output` hold `h` rows `a.pitch` bytes apart of `w·C` pixels of type `P`
@@ -29,63 +32,85 @@ unsafe fn filter<const R: u32, const C: u32, P: Pixel>(a: &ConvArgs) {
     let (n, p) = (a.input as *const P, a.output as *mut P);
     let [w, h, _] = a.extent;
     let (wf, row_pitch) = (w * C, a.pitch / core::mem::size_of::<P>() as u32);
-    let grid = [wf.div_ceil(TILE_W), h.div_ceil(tile_h(R)), 1];
-    // Both callbacks see tiles block_x, block_x + grid, ... in order: one cursor each.
-    let mut staged = TileCursor::new(grid, block_x(), grid_dim_x());
-    let mut computed = TileCursor::new(grid, block_x(), grid_dim_x());
-    let at = |[tx, ty, _]: [u32; 3]| (tx * TILE_W, ty * tile_h(R));
-    let (tx, ty) = (thread_x(), thread_y());
-    let k = rows_per_thread(R);
-    pipelined_tiles(
-        stages(R),
-        grid[0] * grid[1],
-        buffer_floats(R, C),
-        |_, buf| {
-            let (x0, y0) = at(staged.advance());
-            let win = stage::Window {
-                plane: n,
-                row_pitch,
-                w: wf,
-                h,
-                channels: C,
-                gx0: x0.wrapping_sub(pad(R, C)),
-                gy0: y0.wrapping_sub(R),
-                sw: staged_w(R, C),
-                sh: tile_h(R) + 2 * R,
-                mode: a.mode,
-                fill: a.fill,
-                ghost: false,
-                unread: pad(R, C) - R * C,
-                inline_border: false,
-            };
-            // SAFETY: the kernel's contract covers the image; the buffer holds
-            // buffer_floats(R, C) = sw·sh floats; x0 and the pad are multiples of 4.
-            unsafe { stage::window(win, buf, ty * THREADS_X + tx, THREADS) }
-        },
-        |_, s| {
-            let (x0, y0) = at(computed.advance());
-            let mut acc = [patch::ZERO];
-            let first = s.wrapping_add(((ty * k) * staged_w(R, C) + QX * tx) as usize);
-            // SAFETY: the thread's window lies inside the staged buffer.
-            unsafe {
-                patch::accumulate::<R, C>(
-                    first,
-                    staged_w(R, C),
-                    pad(R, C),
-                    k,
-                    R > 1 || (R > 0 && C > 1),
-                    &mut acc,
-                    1,
-                    |_, fr, fc| Mask2d::get(fr * (2 * R as usize + 1) + fc),
-                )
-            };
-            // SAFETY: the kernel's contract covers the output image.
-            unsafe { patch::store(&acc[0], k, p, row_pitch, wf, h, x0 + QX * tx, y0 + ty * k) }
-        },
+    let (sw, pd, b) = (staged_w(R, C), pad(R, C), rows_per_step(R));
+    let chunk = chunk_rows(h, grid_dim_z());
+    let y_begin = block_z() * chunk;
+    // Input rows the chunk reads (staged row i is input row y_begin - R + i).
+    let rows = h.saturating_sub(y_begin).min(chunk) + 2 * R;
+    let (x0, tid) = (block_x() * TILE_W, thread_x());
+    let x = x0 + QX * tid;
+    let mut acc = [[0.0f32; QX as usize]; patch::MAX_PLANES];
+    // Step q stages rows q·b.. of the chunk: input rows y_begin - R + q·b...
+    let rows_of = |q: u32| stage::Window {
+        plane: n,
+        row_pitch,
+        w: wf,
+        h,
+        channels: C,
+        gx0: x0.wrapping_sub(pd),
+        gy0: (y_begin + q * b).wrapping_sub(R),
+        sw,
+        sh: b,
+        mode: a.mode,
+        fill: a.fill,
+        ghost: false,
+        unread: pd - R * C,
+        inline_border: false,
+    };
+    // Step q's raw slot (u8 pixels as they are) in the raw ring after the slots; every
+    // step stages the same columns, so this thread's edge cell is worked out once.
+    let raw_base = shared_addr(shared_f32()) + 4 * shared_floats(R, C);
+    let edge = stage::EdgeCell::of(&rows_of(0), tid, THREADS);
+    let walk = |q: u32| stage::Walking {
+        edge,
+        raw: Some(raw_base + (q % ring(R)) * raw_slot_bytes(R, C)),
+    };
+    let stage_rows = |q: u32, buf: u32| {
+        // SAFETY: the kernel's contract covers the image; a slot holds slot_floats = sw·b
+        // floats and its raw slot sw·b + 4·THREADS bytes; x0 and the pad are multiples of 4.
+        unsafe { stage::walked(rows_of(q), buf, &walk(q), tid, THREADS) }
+    };
+    let land_rows = |q: u32, buf: u32| {
+        // SAFETY: as stage_rows, by the same thread, after its copies of step q landed.
+        unsafe { stage::land(rows_of(q), buf, &walk(q), tid, THREADS) }
+    };
+    let add_rows = |q: u32, slot: *const f32| {
+        for i in 0..b {
+            let row = q * b + i;
+            if row < rows {
+                // SAFETY: the thread's window of staged row i lies inside the slot.
+                unsafe {
+                    patch::add_row::<R, C>(
+                        slot.wrapping_add((i * sw + QX * tid) as usize),
+                        pd,
+                        &mut acc,
+                        |j, fc| {
+                            // Output row (row - 2R + j) reads this row through mask row 2R - j.
+                            Mask2d::get((2 * R as usize - j) * (2 * R as usize + 1) + fc)
+                        },
+                    )
+                };
+                if row >= 2 * R {
+                    // SAFETY: output row y_begin + row - 2R < y_begin + chunk, < h.
+                    unsafe { patch::store(&acc[..1], 1, p, row_pitch, wf, h, x, y_begin + row - 2 * R) };
+                }
+                patch::rotate(&mut acc, 2 * R as usize + 1, [0.0; QX as usize]);
+                // SAFETY: an empty statement; as a memory clobber it keeps LLVM from
+                // hoisting later rows' loads above this row's taps.
+                unsafe { core::arch::asm!("", options(nostack, preserves_flags)) };
+            }
+        }
+    };
+    streamed(
+        rows.div_ceil(b),
+        (ahead(R), ring(R), slot_floats(R, C)),
+        stage_rows,
+        land_rows,
+        add_rows,
     )
 }
 
-/// Entries per (channels, radius) and their launch bounds: 256 threads, `min_blocks(R)`
+/// Entries per (channels, radius) and their launch bounds: `THREADS` threads, `min_blocks(R)`
 /// blocks per SM. The pixel type is a run-time argument (one uniform branch).
 macro_rules! entries {
     ($($name:ident = $c:literal, $r:literal);* $(;)?) => {$(

@@ -1,30 +1,52 @@
 //! `image_fast` (kernels-gpu/src/image_fast.rs): pitched images of 1 to 4 interleaved
 //! channels, u8 or f32, every ghost-cell mode. A row of `w` pixels is `w·C` floats; each
-//! tap of the mask reads the same channel `C` floats away, so the kernel is the fast 2D
-//! kernel with the channel count compiled in as the tap stride: rows stream in with
-//! 16-byte copies whatever the channel count, and outputs leave 16 bytes at a time.
-use crate::shape::{blocks, MAX_GRID_X};
-use crate::{masks, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
+//! tap of the mask reads the same channel `C` floats away. A block owns a `TILE_W`-float
+//! column of outputs and a chunk of rows and walks down it (the 3D kernels' walk along
+//! depth, one dimension down): rows stream into a ring of shared slots with 16-byte
+//! copies whatever the channel count, and each thread adds each input row into the
+//! one-row patches of the `2r+1` output rows it touches, so taps stay constants with the
+//! rows loop rolled, and outputs leave 16 bytes at a time.
+use crate::shape::{blocks, MAX_GRID_X, MAX_GRID_YZ};
+use crate::{masks, DepthSplit, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
 
-/// The block and thread geometry of `conv2d_fast`, counted in floats of interleaved
-/// channels: a block is a warp across (`THREADS_X`) by `THREADS_Y`, each thread one F4
-/// across (`QX`), a tile `TILE_W` floats wide.
-pub use super::conv2d_fast::{QX, THREADS_X, THREADS_Y, TILE_W};
+/// Threads of a block, all across: each thread one F4 of a row.
+pub const THREADS: u32 = 256;
+/// Outputs per thread across (one F4).
+pub const QX: u32 = 4;
+/// Output tile width of a block, in floats of interleaved channels.
+pub const TILE_W: u32 = THREADS * QX;
 /// Largest compiled radius.
 pub const MAX_RADIUS: u32 = 4;
 /// Largest compiled channel count.
 pub const MAX_CHANNELS: u32 = 4;
+/// Output rows per chunk in the grid `launch_shape` returns; the host's launch then picks
+/// the chunk count for the GPU at hand (`LaunchShape::depth`).
+pub const CHUNK_ROWS: u32 = 128;
 
-/// Output rows per thread (as `conv2d_fast`: the arithmetic per float is the same).
+/// Rows per chunk when `h` rows are cut into `gz` chunks (the launch's grid depth).
+pub use super::conv3d_fast::chunk_z as chunk_rows;
+
+/// Rows staged per step of the walk (one barrier per step): 2 where the arithmetic per
+/// row is small, so that 3 blocks fit an SM (80 registers; 4 rows spill there).
 #[inline]
-pub const fn rows_per_thread(r: u32) -> u32 {
-    super::conv2d_fast::rows_per_thread(r)
+pub const fn rows_per_step(r: u32) -> u32 {
+    if r <= 1 {
+        2
+    } else {
+        4
+    }
 }
 
-/// Output tile height of a block.
+/// Steps in flight ahead of the one being read.
 #[inline]
-pub const fn tile_h(r: u32) -> u32 {
-    THREADS_Y * rows_per_thread(r)
+pub const fn ahead(_r: u32) -> u32 {
+    2
+}
+
+/// Shared slots: the step being read, the one read before it, and those in flight.
+#[inline]
+pub const fn ring(r: u32) -> u32 {
+    ahead(r) + 2
 }
 
 /// Halo floats staged on each side: the `r·c` floats a tap reaches, rounded up to F4s.
@@ -33,40 +55,46 @@ pub const fn pad(r: u32, c: u32) -> u32 {
     super::pad(r * c)
 }
 
-/// Persistent blocks where arithmetic dominates (as `conv2d_fast`).
-#[inline]
-pub const fn persistent(r: u32) -> bool {
-    super::conv2d_fast::persistent(r)
-}
-
-/// Tiles in flight per block.
-#[inline]
-pub const fn stages(r: u32) -> u32 {
-    super::conv2d_fast::stages(r)
-}
-
 /// Width of a staged row in floats: the tile and its halos.
 #[inline]
 pub const fn staged_w(r: u32, c: u32) -> u32 {
     TILE_W + 2 * pad(r, c)
 }
 
-/// Shared floats of one tile buffer.
+/// Shared floats of one slot (a step's rows).
 #[inline]
-pub const fn buffer_floats(r: u32, c: u32) -> u32 {
-    staged_w(r, c) * (tile_h(r) + 2 * r)
+pub const fn slot_floats(r: u32, c: u32) -> u32 {
+    staged_w(r, c) * rows_per_step(r)
 }
 
-/// Shared floats a block needs: `stages` tile buffers.
+/// Shared floats of the ring of slots.
 #[inline]
 pub const fn shared_floats(r: u32, c: u32) -> u32 {
-    stages(r) * buffer_floats(r, c)
+    ring(r) * slot_floats(r, c)
 }
 
-/// Blocks per SM each entry's launch bounds ask for (as `conv2d_fast`).
+/// Bytes of a raw slot, where a step's u8 pixels land before they are widened into their
+/// slot: a byte per staged cell, then a word per thread (its edge cell's word).
+#[inline]
+pub const fn raw_slot_bytes(r: u32, c: u32) -> u32 {
+    slot_floats(r, c) + 4 * THREADS
+}
+
+/// Shared bytes a block needs: the ring of slots, then the ring of raw slots.
+#[inline]
+pub const fn shared_bytes(r: u32, c: u32) -> u32 {
+    ring(r) * (4 * slot_floats(r, c) + raw_slot_bytes(r, c))
+}
+
+/// Blocks per SM each entry's launch bounds ask for: 3 (80 registers) where the
+/// `4·(2r+1)` accumulators and the row's window are small, else 2 (128).
 #[inline]
 pub const fn min_blocks(r: u32) -> u32 {
-    super::conv2d_fast::min_blocks(r)
+    if r <= 1 {
+        3
+    } else {
+        2
+    }
 }
 
 /// The table row.
@@ -86,19 +114,25 @@ pub const FAMILY: Family = Family {
     summary: "ours: pitched multi-channel image, channels compiled in as the tap stride, u8 or f32, every mode",
 };
 
-/// One block per 128-float x 8K-row tile, in a 1D grid (persistent radii: capped at the
-/// resident blocks).
+/// One block per (`TILE_W`-float column, chunk of rows): chunks of [`CHUNK_ROWS`], which
+/// the launch re-cuts to fill the GPU's last wave of blocks (`depth`).
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
     let [w, h, _] = p.extent;
     let floats = w as usize * p.channels as usize;
-    let tiles = blocks(floats, TILE_W as usize, MAX_GRID_X)? as usize
-        * blocks(h as usize, tile_h(r) as usize, MAX_GRID_X)? as usize;
+    let rows = DepthSplit {
+        planes: h,
+        halo: 2 * r,
+    };
     Ok(LaunchShape {
-        grid: (blocks(tiles, 1, MAX_GRID_X)?, 1, 1),
-        block: (THREADS_X, THREADS_Y, 1),
-        shared_bytes: shared_floats(r, p.channels) * 4,
-        persistent: persistent(r),
-        depth: None,
+        grid: (
+            blocks(floats, TILE_W as usize, MAX_GRID_X)?,
+            1,
+            rows.whole(blocks(h as usize, CHUNK_ROWS as usize, MAX_GRID_YZ)?),
+        ),
+        block: (THREADS, 1, 1),
+        shared_bytes: shared_bytes(r, p.channels),
+        persistent: false,
+        depth: Some(rows),
     })
 }
