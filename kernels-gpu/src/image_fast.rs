@@ -110,11 +110,11 @@ unsafe fn filter<const R: u32, const C: u32, P: Pixel>(a: &ConvArgs) {
     )
 }
 
-/// Entries per (channels, radius) and their launch bounds: `THREADS` threads, `min_blocks(R)`
+/// Entries per (channels, radius) and their launch bounds: `THREADS` threads, `min_blocks(R, C)`
 /// blocks per SM. The pixel type is a run-time argument (one uniform branch).
 macro_rules! entries {
     ($($name:ident = $c:literal, $r:literal);* $(;)?) => {$(
-        crate::launch_bounds!($name, THREADS, min_blocks($r));
+        crate::launch_bounds!($name, THREADS, min_blocks($r, $c));
         /// `image_fast` for a fixed channel count and radius.
         ///
         /// # Safety

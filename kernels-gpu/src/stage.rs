@@ -268,7 +268,8 @@ pub struct EdgeCell {
     /// no cell), or [`EdgeCell::UNCOVERED`] (the pass has more cells than threads: it runs
     /// as in [`window`]).
     at: u32,
-    /// The element of its row it reads, or `u32::MAX`: the fill value.
+    /// The element of its row it reads (with [`EdgeCell::PAST_ROW`] where its aligned
+    /// word reaches past the row), or `u32::MAX`: the fill value.
     col: u32,
 }
 
@@ -281,7 +282,7 @@ impl EdgeCell {
     /// Thread `tid`'s cell of `win`'s edge pass (and of every window of the same columns
     /// and height), for `threads` threads.
     #[inline(always)]
-    pub fn of<P>(win: &Window<P>, tid: u32, threads: u32) -> EdgeCell {
+    pub fn of<P: Pixel>(win: &Window<P>, tid: u32, threads: u32) -> EdgeCell {
         let (left, end_in) = edge_columns(win);
         let cols = left + (win.sw - end_in);
         if cols * win.sh > threads {
@@ -299,11 +300,38 @@ impl EdgeCell {
         let col = if sx < win.unread || sx >= win.sw - win.unread {
             u32::MAX
         } else {
-            column(win.mode, win.gx0.wrapping_add(sx), win.w, win.channels)
+            // (A mapping mode maps every column: never u32::MAX; columns < 2^31.)
+            let col = column(win.mode, win.gx0.wrapping_add(sx), win.w, win.channels);
+            if !P::RAW || (col | 3) < win.w {
+                col
+            } else {
+                col | Self::PAST_ROW
+            }
         };
         EdgeCell {
             at: sy * win.sw + sx,
             col,
+        }
+    }
+
+    /// Marks (raw pixels only) a `col` whose aligned 4-element word reaches past its row's
+    /// `w` elements: a word copy would read the pitch's padding, never written, so the
+    /// cell is copied by itself.
+    const PAST_ROW: u32 = 1 << 31;
+
+    /// Whether the cell reads an element whose aligned word lies wholly in its row.
+    #[inline(always)]
+    fn raw_word<P>(&self, _win: &Window<P>) -> bool {
+        self.col < Self::PAST_ROW
+    }
+
+    /// The element of its row the cell reads (not the fill value).
+    #[inline(always)]
+    fn element<P: Pixel>(&self) -> u32 {
+        if P::RAW {
+            self.col & !Self::PAST_ROW
+        } else {
+            self.col
         }
     }
 
@@ -484,8 +512,8 @@ pub unsafe fn land<P: Pixel>(win: Window<P>, buf: u32, walk: &Walking, tid: u32,
         g += threads;
     }
     let e = &walk.edge;
-    if !inside && e.at < EdgeCell::UNCOVERED && e.col != u32::MAX && by_cells(&win) {
-        let off = mapped_row(&win, e.row(&win)) * win.row_pitch + e.col;
+    if !inside && e.at < EdgeCell::UNCOVERED && e.raw_word(&win) && by_cells(&win) {
+        let off = mapped_row(&win, e.row(&win)) * win.row_pitch + e.element::<P>();
         let byte = (win.plane.wrapping_add(off as usize) as usize & 3) as u32;
         // SAFETY: the cell's aligned word was copied raw by this thread to its word after
         // the groups, and has landed; the cell lies inside the buffer.
@@ -598,16 +626,16 @@ unsafe fn staged<P: Pixel>(win: Window<P>, buf: u32, walk: Option<&Walking>, tid
                         // SAFETY: the cell lies inside the buffer.
                         unsafe { store_shared(dst, win.fill) };
                     } else {
-                        let off = mapped_row(&win, e.row(&win)) * win.row_pitch + e.col;
+                        let off = mapped_row(&win, e.row(&win)) * win.row_pitch + e.element::<P>();
                         let src = win.plane.wrapping_add(off as usize);
                         // A mapping mode maps the cell into the plane (its aligned word
                         // too: rows start 4-pixel aligned).
                         match raw {
-                            Some(raw) => {
+                            Some(raw) if e.raw_word(&win) => {
                                 // SAFETY: as above; the thread's word follows the raw groups.
                                 unsafe { P::stage1_raw(raw + 4 * (f * win.sh + tid), src) }
                             }
-                            None => {
+                            _ => {
                                 // SAFETY: as above; the cell lies inside the buffer.
                                 unsafe { P::stage1(dst, src) }
                             }

@@ -87,10 +87,11 @@ pub const fn shared_bytes(r: u32, c: u32) -> u32 {
 }
 
 /// Blocks per SM each entry's launch bounds ask for: 3 (80 registers) where the
-/// `4·(2r+1)` accumulators and the row's window are small, else 2 (128).
+/// `4·(2r+1)` accumulators and the row's window are small, else 2 (128; one channel at
+/// r = 1 spilled 4 bytes at 80).
 #[inline]
-pub const fn min_blocks(r: u32) -> u32 {
-    if r <= 1 {
+pub const fn min_blocks(r: u32, c: u32) -> u32 {
+    if r <= 1 && (r == 0 || c > 1) {
         3
     } else {
         2
