@@ -321,7 +321,7 @@ impl EdgeCell {
 
     /// Whether the cell reads an element whose aligned word lies wholly in its row.
     #[inline(always)]
-    fn raw_word<P>(&self, _win: &Window<P>) -> bool {
+    fn raw_word(&self) -> bool {
         self.col < Self::PAST_ROW
     }
 
@@ -512,7 +512,7 @@ pub unsafe fn land<P: Pixel>(win: Window<P>, buf: u32, walk: &Walking, tid: u32,
         g += threads;
     }
     let e = &walk.edge;
-    if !inside && e.at < EdgeCell::UNCOVERED && e.raw_word(&win) && by_cells(&win) {
+    if !inside && e.at < EdgeCell::UNCOVERED && e.raw_word() && by_cells(&win) {
         let off = mapped_row(&win, e.row(&win)) * win.row_pitch + e.element::<P>();
         let byte = (win.plane.wrapping_add(off as usize) as usize & 3) as u32;
         // SAFETY: the cell's aligned word was copied raw by this thread to its word after
@@ -631,7 +631,7 @@ unsafe fn staged<P: Pixel>(win: Window<P>, buf: u32, walk: Option<&Walking>, tid
                         // A mapping mode maps the cell into the plane (its aligned word
                         // too: rows start 4-pixel aligned).
                         match raw {
-                            Some(raw) if e.raw_word(&win) => {
+                            Some(raw) if e.raw_word() => {
                                 // SAFETY: as above; the thread's word follows the raw groups.
                                 unsafe { P::stage1_raw(raw + 4 * (f * win.sh + tid), src) }
                             }
