@@ -7,7 +7,8 @@
 //! rows stream into a ring of shared slots as f32 (`device::streamed`; 16-byte
 //! `cp.async` for f32 pixels, 4-byte loads widened on the way for u8), several steps
 //! ahead, and each thread adds each input row (its 4 elements and their halo) into the
-//! one-row patches of the `2R+1` output rows it touches (`patch::add_row`), stores the
+//! one-row patches of the `2R+1` output rows it touches (`patch::add_rows`, two rows at
+//! once where their windows fit the registers: each tap loaded once for both), stores the
 //! one that is complete, 16 bytes (f32) or 4 bytes (u8, rounded and saturated), and
 //! moves the others down. Every tap is then a constant-bank operand with the rows loop
 //! rolled (a 2D patch with 3 interleaved channels spilled unrolled, and rolled it spent
@@ -17,18 +18,22 @@ use crate::device::*;
 use crate::{patch, stage};
 use layout::args::pixel;
 use layout::families::image_fast::{
-    ahead, chunk_rows, min_blocks, pad, raw_slot_bytes, ring, rows_per_step, shared_floats, slot_floats, staged_w, QX,
-    THREADS, TILE_W,
+    ahead, chunk_rows, min_blocks, pad, raw_slot_bytes, ring, rows_at_once, rows_per_step, shared_floats, slot_floats,
+    staged_w, QX, THREADS, TILE_W,
 };
 
-const _: () = assert!(QX == patch::QX && (2 * layout::families::image_fast::MAX_RADIUS as usize) < patch::MAX_PLANES);
+/// Patches a thread keeps: the `2R+1` output rows a row touches, and one more for the
+/// second of two rows added at once.
+const ACC: usize = 2 * layout::families::image_fast::MAX_RADIUS as usize + 2;
+
+const _: () = assert!(QX == patch::QX);
 
 /// # Safety
 /// `a.input`, `a.output` hold `h` rows `a.pitch` bytes apart of `w·C` pixels of type `P`
 /// (`a.pixel`), `a.pitch` a multiple of the pixel size; `MASK_2D` holds the `(2R+1)^2`
 /// taps; launched as `layout::families::image_fast` says for `C` channels.
 #[inline(always)]
-unsafe fn filter<const R: u32, const C: u32, P: Pixel>(a: &ConvArgs) {
+unsafe fn filter<const R: u32, const C: u32, const N: usize, P: Pixel>(a: &ConvArgs) {
     let (n, p) = (a.input as *const P, a.output as *mut P);
     let [w, h, _] = a.extent;
     let (wf, row_pitch) = (w * C, a.pitch / core::mem::size_of::<P>() as u32);
@@ -39,7 +44,7 @@ unsafe fn filter<const R: u32, const C: u32, P: Pixel>(a: &ConvArgs) {
     let rows = h.saturating_sub(y_begin).min(chunk) + 2 * R;
     let (x0, tid) = (block_x() * TILE_W, thread_x());
     let x = x0 + QX * tid;
-    let mut acc = [[0.0f32; QX as usize]; patch::MAX_PLANES];
+    let mut acc = [[0.0f32; QX as usize]; ACC];
     // Step q stages rows q·b.. of the chunk: input rows y_begin - R + q·b...
     let rows_of = |q: u32| stage::Window {
         plane: n,
@@ -75,28 +80,36 @@ unsafe fn filter<const R: u32, const C: u32, P: Pixel>(a: &ConvArgs) {
         unsafe { stage::land(rows_of(q), buf, &walk(q), tid, THREADS) }
     };
     let add_rows = |q: u32, slot: *const f32| {
-        for i in 0..b {
+        for i in (0..b).step_by(N) {
             let row = q * b + i;
             if row < rows {
-                // SAFETY: the thread's window of staged row i lies inside the slot.
+                // SAFETY: the thread's windows of staged rows i..i+N lie inside the slot
+                // (N divides b); acc holds 2R + N patches.
                 unsafe {
-                    patch::add_row::<R, C>(
+                    patch::add_rows::<R, C, N>(
                         slot.wrapping_add((i * sw + QX * tid) as usize),
+                        sw,
                         pd,
                         &mut acc,
                         |j, fc| {
-                            // Output row (row - 2R + j) reads this row through mask row 2R - j.
+                            // Output row (row - 2R + j) reads row through mask row 2R - j.
                             Mask2d::get((2 * R as usize - j) * (2 * R as usize + 1) + fc)
                         },
                     )
                 };
-                if row >= 2 * R {
-                    // SAFETY: output row y_begin + row - 2R < y_begin + chunk, < h.
-                    unsafe { patch::store(&acc[..1], 1, p, row_pitch, wf, h, x, y_begin + row - 2 * R) };
+                for n in 0..N as u32 {
+                    if row + n >= 2 * R && row + n < rows {
+                        // SAFETY: output row y_begin + row + n - 2R < y_begin + chunk, < h.
+                        unsafe {
+                            patch::store(&acc[n as usize..], 1, p, row_pitch, wf, h, x, y_begin + row + n - 2 * R)
+                        };
+                    }
                 }
-                patch::rotate(&mut acc, 2 * R as usize + 1, [0.0; QX as usize]);
+                for _ in 0..N {
+                    patch::rotate(&mut acc, 2 * R as usize + N, [0.0; QX as usize]);
+                }
                 // SAFETY: an empty statement; as a memory clobber it keeps LLVM from
-                // hoisting later rows' loads above this row's taps.
+                // hoisting later rows' loads above these rows' taps.
                 unsafe { core::arch::asm!("", options(nostack, preserves_flags)) };
             }
         }
@@ -123,10 +136,10 @@ macro_rules! entries {
         pub unsafe extern "gpu-kernel" fn $name(a: ConvArgs) {
             if a.pixel == pixel::U8 {
                 // SAFETY: forwarded from the entry's contract (u8 pixels).
-                unsafe { filter::<$r, $c, u8>(&a) }
+                unsafe { filter::<$r, $c, { rows_at_once($r, $c) as usize }, u8>(&a) }
             } else {
                 // SAFETY: forwarded from the entry's contract (f32 pixels).
-                unsafe { filter::<$r, $c, f32>(&a) }
+                unsafe { filter::<$r, $c, { rows_at_once($r, $c) as usize }, f32>(&a) }
             }
         }
     )*};

@@ -82,35 +82,44 @@ pub unsafe fn accumulate<const R: u32, const S: u32>(
     }
 }
 
-/// Adds one staged row into the `2R+1` one-row patches it touches, walking down rows
-/// (`image_fast`): `acc[j]` sums the output row `2R - j` rows above this input row, which
-/// reads it through mask row `2R - j`, so with the rows loop rolled every tap is still a
-/// constant (`tap(j, fc)`, column `fc`). `s` points at this thread's window of the row
-/// (`QX + 2pd` floats, input columns from `pd` before its outputs, `pd >= R·S`); taps
-/// along the row are `S` floats apart, as in [`accumulate`].
+/// Adds `N` consecutive staged rows into the one-row patches they touch, walking down
+/// rows (`image_fast`): `acc[j]` sums the output row `2R - j` rows above the first of
+/// them, and row `n` adds into `acc[j + n]` through the same mask row `2R - j`, so with
+/// the rows loop rolled every tap is still a constant (`tap(j, fc)`, column `fc`), and
+/// each is loaded once for the `N` rows (ptxas loads taps into uniform registers, one load
+/// per one or two taps: with `N = 2` a load feeds 8 or 16 FFMAs rather than 4 or 8).
+/// `s` points at this thread's window of the first row (`QX + 2pd` floats, input
+/// columns from `pd` before its outputs, `pd >= R·S`), rows are `sw` floats apart;
+/// taps along a row are `S` floats apart, as in [`accumulate`].
 ///
 /// # Safety
-/// The `QX + 2pd` floats from `s` lie inside a staged buffer, 16-byte aligned.
+/// The `QX + 2pd` floats from `s + n·sw`, `n < N`, lie inside a staged buffer, 16-byte
+/// aligned; `acc` holds at least `2R + N` patches.
 #[inline(always)]
 #[allow(clippy::needless_range_loop)] // indices, not iterators: an iterator put the patches in local memory
-pub unsafe fn add_row<const R: u32, const S: u32>(
+pub unsafe fn add_rows<const R: u32, const S: u32, const N: usize>(
     s: *const f32,
+    sw: u32,
     pd: u32,
     acc: &mut [[f32; QX as usize]],
     tap: impl Fn(usize, usize) -> f32,
 ) {
     let win = (QX + 2 * pd) as usize;
-    let mut v = [0.0f32; 40];
-    for c in 0..win / 4 {
-        // SAFETY: inside the window (the function's contract), 16-byte aligned.
-        let f = unsafe { *(s.add(4 * c) as *const F4) };
-        v[4 * c..4 * c + 4].copy_from_slice(&f.0);
+    let mut v = [[0.0f32; 40]; N];
+    for n in 0..N {
+        for c in 0..win / 4 {
+            // SAFETY: inside row n's window (the function's contract), 16-byte aligned.
+            let f = unsafe { *(s.add(n * sw as usize + 4 * c) as *const F4) };
+            v[n][4 * c..4 * c + 4].copy_from_slice(&f.0);
+        }
     }
     for j in 0..2 * R as usize + 1 {
         for fc in 0..2 * R + 1 {
             let m = tap(j, fc as usize);
-            for x in 0..QX as usize {
-                acc[j][x] = fma(m, v[(pd - R * S + fc * S) as usize + x], acc[j][x]);
+            for n in 0..N {
+                for x in 0..QX as usize {
+                    acc[j + n][x] = fma(m, v[n][(pd - R * S + fc * S) as usize + x], acc[j + n][x]);
+                }
             }
         }
     }

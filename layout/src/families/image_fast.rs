@@ -37,6 +37,18 @@ pub const fn rows_per_step(r: u32) -> u32 {
     }
 }
 
+/// Rows a thread adds into its patches at once, each tap loaded once for all of them (a
+/// divisor of [`rows_per_step`]): 2, but 1 where two rows' windows (`4 + 2·pad(r, c)`
+/// floats each) and the patches spill at 128 registers (r·c >= 12).
+#[inline]
+pub const fn rows_at_once(r: u32, c: u32) -> u32 {
+    if r * c >= 12 {
+        1
+    } else {
+        2
+    }
+}
+
 /// Steps in flight ahead of the one being read.
 #[inline]
 pub const fn ahead(_r: u32) -> u32 {
