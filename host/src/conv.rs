@@ -456,10 +456,21 @@ impl Gpu {
         };
         // `input` and `output`, both borrowed for this call, have the shape
         // `problem.extent` (checked above).
+        // An image family (`Auto`'s pick for some 2D arrays) takes the array as a
+        // one-channel f32 image whose rows are `w` floats apart.
+        let pitch = if v.is_image() {
+            let w = problem.extent[0];
+            w.checked_mul(4).ok_or(Error::TooLarge {
+                elements: w as usize,
+                max: u32::MAX as usize / 4,
+            })?
+        } else {
+            0
+        };
         let buffers = Buffers {
             input: input.addr(),
             output: output.addr(),
-            pitch: 0,
+            pitch,
             pixel: layout::args::pixel::F32,
         };
         self.launch_family(v, &problem, mask, opts.mode, buffers)?;

@@ -165,8 +165,14 @@ fn resolve_auto_follows_the_measured_order() {
     }
     // A 1x1 mask is one row tall: conv1d_fast on every row.
     assert_eq!(auto(2, 0), Variant::Conv1dFast);
+    // One plane at r = 3 and 4 walks down rows: image_fast, the array as a one-channel image.
     for r in 1..=8 {
-        assert_eq!(auto(2, r), Variant::Conv2dFast, "2D r={r}");
+        let want = if (3..=4).contains(&r) {
+            Variant::ImageFast
+        } else {
+            Variant::Conv2dFast
+        };
+        assert_eq!(auto(2, r), want, "2D r={r}");
     }
     for (rs, v) in [
         (&[9, 15][..], Variant::Conv2dTiledIn),
@@ -273,15 +279,24 @@ fn variant_names_round_trip_and_display() {
 fn launch_shapes_of_auto_are_those_of_the_variant_it_picks() {
     for (dim, shape, radii) in [
         (1, &[5000][..], &[0u32, 3, 16, 17, 2047][..]),
-        (2, &[300, 200], &[0, 4, 8, 9, 31]),
+        (2, &[300, 200], &[0, 2, 3, 4, 8, 9, 31]),
         (3, &[40, 50, 60], &[0, 1, 3, 4, 7]),
     ] {
         for &r in radii {
             let v = Variant::Auto.resolve(dim, r as usize).unwrap();
-            assert_eq!(
-                launch_shape(Variant::Auto, shape, iso(dim, r)).unwrap(),
+            let want = if v.is_image() {
+                // Named, an image family refuses arrays; Auto gives it one channel.
+                let [h, w] = [shape[0] as u32, shape[1] as u32];
+                let p = layout::Problem {
+                    extent: [w, h, 1],
+                    radius: iso(dim, r),
+                    channels: 1,
+                };
+                (v.family().unwrap().launch_shape)(&p).unwrap()
+            } else {
                 launch_shape(v, shape, iso(dim, r)).unwrap()
-            );
+            };
+            assert_eq!(launch_shape(Variant::Auto, shape, iso(dim, r)).unwrap(), want);
         }
     }
 }

@@ -147,6 +147,8 @@ fn auto_expected(dim: usize, r: usize) -> Variant {
         (3, 0) => Variant::Conv2dFast,
         (1, 17..=2047) => Variant::Conv1dTiled,
         (1, _) => Variant::Conv1dBasic,
+        // One plane at r = 3, 4 walks down rows: the array as a one-channel image.
+        (2, 3..=4) => Variant::ImageFast,
         (2, 0..=8) => Variant::Conv2dFast,
         (2, 9..=15) => Variant::Conv2dTiledIn,
         (2, 16..=31) => Variant::Conv2dConst,
@@ -170,7 +172,7 @@ fn auto_matches_reference_inside_and_outside_fast_range() {
             &[&[1], &[37], &[1023], &[1024], &[3001]],
         ),
         (
-            &[0, 1, 2, 4, 5, 7, 8, 9, 12, 15, 16, 31, 32, 35],
+            &[0, 1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 31, 32, 35],
             &[&[1, 1], &[33, 130], &[70, 257]],
         ),
         (&[0, 1, 2, 3, 4, 7, 8], &[&[1, 1, 1], &[9, 17, 130], &[66, 5, 20]]),
