@@ -13,7 +13,7 @@
 use crate::device::*;
 use crate::stage;
 use layout::families::conv2d_separable::{
-    input_floats, lag, min_blocks, pad, ring_rows, staged_w, CHUNK, COL_Y, ROW_X, STEP, THREADS, TILE_W,
+    input_floats, lag, min_blocks, pad, ring_rows, staged_w, CHUNK, COL_Y, MAX_RADIUS, ROW_X, STEP, THREADS, TILE_W,
 };
 
 /// Threads that share a row in the row pass, and rows they filter at once.
@@ -21,6 +21,8 @@ const ROW_THREADS: u32 = TILE_W / ROW_X;
 const ROWS_AT_ONCE: u32 = THREADS / ROW_THREADS;
 
 const _: () = assert!(ROW_X == 4 && THREADS.is_multiple_of(TILE_W) && STEP == (THREADS / TILE_W) * COL_Y);
+// A thread's ring rows start at a multiple of COL_Y (`column_pass`).
+const _: () = assert!(STEP.is_multiple_of(COL_Y));
 
 /// Filters the 32 staged input rows at `inb` along x into ring rows `first..first+32`.
 ///
@@ -76,22 +78,30 @@ unsafe fn column_pass<const R: u32>(
 ) {
     let tid = thread_x();
     let (col, rg) = (tid % TILE_W, tid / TILE_W);
-    let mut acc = [0.0f32; COL_Y as usize];
-    // The ring row of tap 0 of this thread's first output; rows wrap at most once.
-    let mut rr = (first + rg * COL_Y) % ring_rows(R);
-    for i in 0..COL_Y + 2 * R {
-        // SAFETY: a float of a ring row.
-        let v = unsafe { *ring.add((rr * TILE_W + col) as usize) };
-        for q in 0..COL_Y {
-            if i >= q && i - q <= 2 * R {
-                acc[q as usize] = fma(Mask1d::get((2 * R + 1 + i - q) as usize), v, acc[q as usize]);
-            }
-        }
-        rr += 1;
-        if rr == ring_rows(R) {
-            rr = 0;
+    let (n, rr) = ((COL_Y + 2 * R) as usize, ring_rows(R));
+    // The thread's first ring row, a multiple of COL_Y, as is the ring's length: its rows
+    // wrap at most once, between two groups of COL_Y, so each group picks its base once.
+    let r0 = (first + rg * COL_Y) % rr;
+    let lo = ring.wrapping_add((r0 * TILE_W + col) as usize);
+    let hi = lo.wrapping_sub((rr * TILE_W) as usize);
+    let mut v = [0.0f32; (COL_Y + 2 * MAX_RADIUS) as usize];
+    for g in 0..n.div_ceil(COL_Y as usize) {
+        let b = if r0 + (g as u32) * COL_Y < rr { lo } else { hi };
+        for i in g * COL_Y as usize..n.min((g + 1) * COL_Y as usize) {
+            // SAFETY: ring row (r0 + i) % rr, a float of it.
+            v[i] = unsafe { *b.wrapping_add(i * TILE_W as usize) };
         }
     }
+    // Tap-major: each tap is loaded once (into a uniform register) for all COL_Y
+    // outputs; output-major reloads it per output once the taps outgrow those registers.
+    let mut acc = [0.0f32; COL_Y as usize];
+    for j in 0..2 * R as usize + 1 {
+        let m = Mask1d::get(2 * R as usize + 1 + j);
+        for (q, a) in acc.iter_mut().enumerate() {
+            *a = fma(m, v[q + j], *a);
+        }
+    }
+    let acc = acc.map(computed);
     let x = x0 + col;
     for q in 0..COL_Y {
         let yo = y + rg * COL_Y + q;

@@ -109,6 +109,20 @@ pub fn opaque(v: u32) -> u32 {
     o
 }
 
+/// `v`, computed here: a register move LLVM may neither sink nor drop (not `pure`). A
+/// sum used only under a store's bounds test is otherwise sunk into that branch, which
+/// turns tap-major sums into output-major ones that reload every tap per output.
+#[inline(always)]
+pub fn computed(v: f32) -> f32 {
+    let o: f32;
+    // SAFETY: a register move; touches no memory.
+    unsafe {
+        core::arch::asm!("mov.b32 {o}, {v};", o = out(reg32) o, v = in(reg32) v,
+            options(nomem, nostack, preserves_flags))
+    };
+    o
+}
+
 /// `a·b + c` with one rounding (`fma.rn.f32`, FFMA). Rust never contracts `a*b + c` on
 /// its own, and PTX `mul.rn`/`add.rn` forbid ptxas from fusing them; nvcc fuses by
 /// default, so the textbook kernels use this too to stay the CUDA C++ peers' twins.
