@@ -61,7 +61,7 @@ pub const fn shared_floats(r: u32) -> u32 {
 /// Blocks per SM the launch bounds ask for.
 #[inline]
 pub const fn min_blocks(r: u32) -> u32 {
-    if r <= 8 {
+    if r <= 16 {
         3
     } else {
         2
