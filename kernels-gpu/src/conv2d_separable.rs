@@ -87,6 +87,7 @@ unsafe fn column_pass<const R: u32>(
     let mut v = [0.0f32; (COL_Y + 2 * MAX_RADIUS) as usize];
     for g in 0..n.div_ceil(COL_Y as usize) {
         let b = if r0 + (g as u32) * COL_Y < rr { lo } else { hi };
+        #[allow(clippy::needless_range_loop)] // an index: the loads unroll into registers
         for i in g * COL_Y as usize..n.min((g + 1) * COL_Y as usize) {
             // SAFETY: ring row (r0 + i) % rr, a float of it.
             v[i] = unsafe { *b.wrapping_add(i * TILE_W as usize) };

@@ -85,6 +85,7 @@ unsafe fn conv3d_separable<const R: u32>(a: &ConvArgs) {
         unsafe { y_pass::<R>(slot, yf, ty * THREADS_X + tx) };
         sync_threads(); // yf is whole
         let win = (QX + 2 * pad(R)) as usize;
+        #[allow(clippy::needless_range_loop)] // indices: the loops unroll into register patches
         for o in 0..k as usize {
             // The x filter of this thread's row o from its window of yf...
             let row = yf.wrapping_add(((ty * k + o as u32) * staged_w(R) + QX * tx) as usize);
@@ -104,7 +105,6 @@ unsafe fn conv3d_separable<const R: u32>(a: &ConvArgs) {
             // ... added into the output planes: plane q - 2R + j reads input plane q
             // through z tap 2R - j. Indexed (not iterators): the loops must unroll into
             // register patches.
-            #[allow(clippy::needless_range_loop)]
             for j in 0..taps {
                 let m = Mask1d::get(2 * taps + (taps - 1 - j));
                 for x in 0..QX as usize {
