@@ -3,10 +3,10 @@
 //! skeleton is `conv3d_fast`'s: a block owns a 128 x 8K column of outputs and a chunk of
 //! depth, input planes stream through a ring of shared buffers (16-byte `cp.async`), and
 //! each thread keeps a register patch per output plane the current input plane touches.
-//! Each input plane is filtered along y into a shared buffer, then along x into the
-//! thread's registers, and each filtered row is added into the `2r+1` output-plane
-//! patches through the z taps: `3(2r+1)` FMAs per output (plus the y filter of the x
-//! halo columns), and the intermediates never leave the chip.
+//! Each input plane is filtered along x into a shared buffer, then along y into the
+//! thread's registers, and that filtered patch is added into the `2r+1` output-plane
+//! patches through the z taps: `3(2r+1)` FMAs per output (plus the x filter of the y
+//! halo rows), and the intermediates never leave the chip.
 use crate::{masks, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
 
 /// The walk's geometry that does not depend on the tile height: `conv3d_fast`'s.
@@ -44,10 +44,10 @@ pub const fn plane_floats(r: u32) -> u32 {
     staged_w(r) * staged_h(r)
 }
 
-/// Shared floats of the y-filtered plane (the tile's rows, every staged column).
+/// Shared floats of the x-filtered plane (the tile's width, every staged row).
 #[inline]
 pub const fn filtered_floats(r: u32) -> u32 {
-    staged_w(r) * tile_h(r)
+    TILE_W * staged_h(r)
 }
 
 /// Shared floats a block needs: the ring of planes and the x-filtered plane.
