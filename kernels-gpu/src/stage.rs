@@ -264,20 +264,22 @@ fn mapped_row<P>(win: &Window<P>, sy: u32) -> u32 {
 /// critical path of every step of a border block) are paid once per block.
 #[derive(Clone, Copy)]
 pub struct EdgeCell {
-    /// Where it lands in the window (`sy·sw + sx`), or [`EdgeCell::NONE`] (this thread has
-    /// no cell), or [`EdgeCell::UNCOVERED`] (the pass has more cells than threads: it runs
-    /// as in [`window`]).
+    /// Where it lands in the window (`sy·sw + sx`), or [`EdgeCell::NONE`]: this thread has
+    /// no cell.
     at: u32,
     /// The element of its row it reads (with [`EdgeCell::PAST_ROW`] where its aligned
     /// word reaches past the row), or `u32::MAX`: the fill value.
     col: u32,
+    /// The pass has no more cells than threads, one to a thread; else it runs as in
+    /// [`window`]. A flag of its own, not a third value of `at`: LLVM turned the two
+    /// tests of `at` into a jump table (an indexed constant load and an indirect branch
+    /// on every step of a border block, before its barrier).
+    covered: bool,
 }
 
 impl EdgeCell {
     /// No cell for this thread.
     const NONE: u32 = u32::MAX;
-    /// More cells than threads.
-    const UNCOVERED: u32 = u32::MAX - 1;
 
     /// Thread `tid`'s cell of `win`'s edge pass (and of every window of the same columns
     /// and height), for `threads` threads.
@@ -287,12 +289,17 @@ impl EdgeCell {
         let cols = left + (win.sw - end_in);
         if cols * win.sh > threads {
             return EdgeCell {
-                at: Self::UNCOVERED,
+                at: Self::NONE,
                 col: 0,
+                covered: false,
             };
         }
         if tid >= cols * win.sh {
-            return EdgeCell { at: Self::NONE, col: 0 };
+            return EdgeCell {
+                at: Self::NONE,
+                col: 0,
+                covered: true,
+            };
         }
         let per_row = cols.max(1); // (cols > 0 here; no division-by-zero path)
         let (sy, c) = (tid / per_row, tid % per_row);
@@ -311,6 +318,7 @@ impl EdgeCell {
         EdgeCell {
             at: sy * win.sw + sx,
             col,
+            covered: true,
         }
     }
 
@@ -528,7 +536,7 @@ pub unsafe fn land<P: Pixel>(win: Window<P>, buf: u32, walk: &Walking, tid: u32,
         g += threads;
     }
     let e = &walk.edge;
-    if !inside && e.at < EdgeCell::UNCOVERED && e.raw_word() && by_cells(&win) {
+    if !inside && e.at != EdgeCell::NONE && e.raw_word() && by_cells(&win) {
         let off = mapped_row(&win, e.row(&win)) * win.row_pitch + e.element::<P>();
         let byte = (win.plane.wrapping_add(off as usize) as usize & 3) as u32;
         // SAFETY: the cell's aligned word was copied raw by this thread to its word after
@@ -645,7 +653,7 @@ unsafe fn staged<P: Pixel>(win: Window<P>, buf: u32, walk: Option<&Walking>, tid
             g += threads;
         }
         match walk {
-            Some(&Walking { edge: e, .. }) if by_cells && e.at != EdgeCell::UNCOVERED => {
+            Some(&Walking { edge: e, .. }) if by_cells && e.covered => {
                 // The walk's cell: only its row is mapped here.
                 if e.at != EdgeCell::NONE {
                     let dst = buf + 4 * e.at;
