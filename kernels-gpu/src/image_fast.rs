@@ -9,7 +9,7 @@
 //! ahead, and each thread adds each input row (its 4 elements and their halo) into the
 //! one-row patches of the `2R+1` output rows it touches (`patch::add_rows`, two rows at
 //! once where their windows fit the registers: each tap loaded once for both), stores the
-//! one that is complete, 16 bytes (f32) or 4 bytes (u8, rounded and saturated), and
+//! ones that are complete, 16 bytes (f32) or 4 bytes (u8, rounded and saturated), and
 //! moves the others down. Every tap is then a constant-bank operand with the rows loop
 //! rolled (a 2D patch with 3 interleaved channels spilled unrolled, and rolled it spent
 //! most of its issue on tap loads and row checks). Rows are `pitch` bytes apart.
