@@ -20,9 +20,9 @@ use layout::families::conv2d_separable::{
 const ROW_THREADS: u32 = TILE_W / ROW_X;
 const ROWS_AT_ONCE: u32 = THREADS / ROW_THREADS;
 
+// STEP = (THREADS / TILE_W)·COL_Y also makes a thread's ring rows start at a multiple of
+// COL_Y, as `column_pass` needs.
 const _: () = assert!(ROW_X == 4 && THREADS.is_multiple_of(TILE_W) && STEP == (THREADS / TILE_W) * COL_Y);
-// A thread's ring rows start at a multiple of COL_Y (`column_pass`).
-const _: () = assert!(STEP.is_multiple_of(COL_Y));
 
 /// Filters the 32 staged input rows at `inb` along x into ring rows `first..first+32`.
 ///

@@ -598,8 +598,9 @@ unsafe fn staged<P: Pixel>(win: Window<P>, buf: u32, walk: Option<&Walking>, tid
             let (sy, c) = (g / f, g % f);
             // The window lies inside the plane.
             if lean {
-                // Group g's word at raw + 4g, and 4g + sy·(row_pitch - sw) past the
-                // first in the plane (row_pitch >= sw: the window lies inside it).
+                // Group g's word at raw + 4g (a raw copy takes no buffer address: 0),
+                // and 4g + sy·(row_pitch - sw) past the first in the plane (row_pitch >=
+                // sw: the window lies inside it).
                 copy(
                     g,
                     0,
