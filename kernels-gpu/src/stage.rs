@@ -360,9 +360,10 @@ pub struct Walking {
     /// The raw area's shared address (`sw·sh + 4·threads` bytes, 4-byte aligned), for raw
     /// pixels.
     pub raw: Option<u32>,
-    /// Interior raw groups go by their index alone (group g's word at `raw + 4g`, its
-    /// floats at `buf + 16g`), with no row and column worked out per group: fewer
-    /// instructions per group. A constant per entry, set where it measured faster.
+    /// [`land`] widens interior raw groups by their index alone (group g's word at
+    /// `raw + 4g`, its floats at `buf + 16g`), with no row and column worked out per
+    /// group: fewer instructions per group. A constant per entry, set where it measured
+    /// faster. (The copies go by index in every interior window.)
     pub lean: bool,
 }
 
@@ -523,7 +524,7 @@ pub unsafe fn land<P: Pixel>(win: Window<P>, buf: u32, walk: &Walking, tid: u32,
     }
     let mut g = tid;
     while g < f * win.sh {
-        let (sy, c) = (g / f, g % f);
+        let (sy, c) = (opaque(g) / f, opaque(g) % f); // opaque: as in the interior loop
         let copied = inside || {
             let (_, columns_inside, row) = group_at(&win, sy, c);
             columns_inside && row >= 0
@@ -592,34 +593,26 @@ unsafe fn staged<P: Pixel>(win: Window<P>, buf: u32, walk: Option<&Walking>, tid
     };
     if aligned && interior(&win) {
         let first = win.plane.wrapping_add((win.gy0 * win.row_pitch + win.gx0) as usize);
-        let lean = raw.is_some() && walk.is_some_and(|w| w.lean);
+        // Group g = sy·f + c of the window: buffer floats 4g.. (rows are sw = 4f floats
+        // apart), plane elements sy·row_pitch + 4c past the first (the window lies inside
+        // the plane). g is opaque to the division: bounded, LLVM narrows g / f to 16-bit
+        // arithmetic that costs ten instructions a copy, not a 32-bit multiply-high
+        // (sm_90 SASS of conv2d_separable_r4: 24 instructions a copy -> 14).
         let mut g = tid;
         while g < f * win.sh {
-            let (sy, c) = (g / f, g % f);
-            // The window lies inside the plane.
-            if lean {
-                // Group g's word at raw + 4g (a raw copy takes no buffer address: 0),
-                // and 4g + sy·(row_pitch - sw) past the first in the plane (row_pitch >=
-                // sw: the window lies inside it).
-                copy(
-                    g,
-                    0,
-                    first.wrapping_add((4 * g + sy * (win.row_pitch - win.sw)) as usize),
-                );
-            } else {
-                copy(
-                    g,
-                    buf + 4 * (sy * win.sw + 4 * c),
-                    first.wrapping_add((sy * win.row_pitch + 4 * c) as usize),
-                );
-            }
+            let (sy, c) = (opaque(g) / f, opaque(g) % f);
+            copy(
+                g,
+                buf + 16 * g,
+                first.wrapping_add((sy * win.row_pitch + 4 * c) as usize),
+            );
             g += threads;
         }
     } else if aligned {
         let by_cells = by_cells(&win);
         let mut g = tid;
         while g < f * win.sh {
-            let (sy, c) = (g / f, g % f);
+            let (sy, c) = (opaque(g) / f, opaque(g) % f); // opaque: as in the interior loop
             let (gx, columns_inside, row) = group_at(&win, sy, c);
             let dst = buf + 4 * (sy * win.sw + 4 * c);
             if columns_inside && row >= 0 {
