@@ -69,9 +69,6 @@ unsafe fn filter<const R: u32, const C: u32, const N: usize, P: Pixel>(a: &ConvA
     let walk = |q: u32| stage::Walking {
         edge,
         raw: Some(raw_base + (q % ring(R)) * raw_slot_bytes(R, C)),
-        // H200, u8, 3 channels: r = 1 388 -> 375 us, r = 2 528 -> 518; at r = 3 the f32
-        // path of the same entries ran 3.5% slower (ptxas allocated it anew).
-        lean: R <= 2,
     };
     let stage_rows = |q: u32, buf: u32| {
         // SAFETY: the kernel's contract covers the image; a slot holds slot_floats = sw·b

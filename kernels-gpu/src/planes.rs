@@ -105,7 +105,6 @@ pub unsafe fn walk<const R: u32>(
     let walk = stage::Walking {
         edge: stage::EdgeCell::of(&window(0), tid, threads),
         raw: None,
-        lean: false,
     };
     let stage_plane = |q: u32, buf: u32| {
         // SAFETY: the contract covers n, w, h and d; a slot holds slot_floats = sw·sh

@@ -360,11 +360,6 @@ pub struct Walking {
     /// The raw area's shared address (`sw·sh + 4·threads` bytes, 4-byte aligned), for raw
     /// pixels.
     pub raw: Option<u32>,
-    /// [`land`] widens interior raw groups by their index alone (group g's word at
-    /// `raw + 4g`, its floats at `buf + 16g`), with no row and column worked out per
-    /// group: fewer instructions per group. A constant per entry, set where it measured
-    /// faster. (The copies go by index in every interior window.)
-    pub lean: bool,
 }
 
 /// Group `(sy, c)` of a window at a border: its first column in the plane, whether its 4
@@ -509,8 +504,7 @@ pub unsafe fn land<P: Pixel>(win: Window<P>, buf: u32, walk: &Walking, tid: u32,
         return;
     }
     let f = win.sw / 4;
-    let inside = interior(&win);
-    if inside && walk.lean {
+    if interior(&win) {
         // Every group was copied; the window's floats are its groups in order (rows are
         // `sw = 4f` floats apart): group g's at buf + 16g.
         let mut g = tid;
@@ -525,11 +519,8 @@ pub unsafe fn land<P: Pixel>(win: Window<P>, buf: u32, walk: &Walking, tid: u32,
     let mut g = tid;
     while g < f * win.sh {
         let (sy, c) = (opaque(g) / f, opaque(g) % f); // opaque: as in the interior loop
-        let copied = inside || {
-            let (_, columns_inside, row) = group_at(&win, sy, c);
-            columns_inside && row >= 0
-        };
-        if copied {
+        let (_, columns_inside, row) = group_at(&win, sy, c);
+        if columns_inside && row >= 0 {
             // SAFETY: group g was copied raw by this thread and has landed; the group
             // lies inside the buffer.
             unsafe { P::widen4(buf + 4 * (sy * win.sw + 4 * c), raw + 4 * g) };
@@ -537,7 +528,7 @@ pub unsafe fn land<P: Pixel>(win: Window<P>, buf: u32, walk: &Walking, tid: u32,
         g += threads;
     }
     let e = &walk.edge;
-    if !inside && e.at != EdgeCell::NONE && e.raw_word() && by_cells(&win) {
+    if e.at != EdgeCell::NONE && e.raw_word() && by_cells(&win) {
         let off = mapped_row(&win, e.row(&win)) * win.row_pitch + e.element::<P>();
         let byte = (win.plane.wrapping_add(off as usize) as usize & 3) as u32;
         // SAFETY: the cell's aligned word was copied raw by this thread to its word after
