@@ -11,7 +11,7 @@
 //! column). Every output costs `2(2R+1)` FMAs; the intermediate stays in shared memory.
 //! Geometry: `layout::families::conv2d_separable`.
 use crate::device::*;
-use crate::stage;
+use crate::{patch, stage};
 use layout::families::conv2d_separable::{
     input_floats, lag, min_blocks, pad, ring_rows, staged_w, CHUNK, COL_Y, MAX_RADIUS, ROW_X, STEP, THREADS, TILE_W,
 };
@@ -22,7 +22,7 @@ const ROWS_AT_ONCE: u32 = THREADS / ROW_THREADS;
 
 // STEP = (THREADS / TILE_W)·COL_Y also makes a thread's ring rows start at a multiple of
 // COL_Y, as `column_pass` needs.
-const _: () = assert!(ROW_X == 4 && THREADS.is_multiple_of(TILE_W) && STEP == (THREADS / TILE_W) * COL_Y);
+const _: () = assert!(ROW_X == patch::QX && THREADS.is_multiple_of(TILE_W) && STEP == (THREADS / TILE_W) * COL_Y);
 
 /// Filters the 32 staged input rows at `inb` along x into ring rows `first..first+32`.
 ///
@@ -33,7 +33,6 @@ const _: () = assert!(ROW_X == 4 && THREADS.is_multiple_of(TILE_W) && STEP == (T
 unsafe fn row_pass<const R: u32>(inb: *const f32, ring: *mut f32, first: u32) {
     let tid = thread_x();
     let (col, r0) = (ROW_X * (tid % ROW_THREADS), tid / ROW_THREADS);
-    let win = (ROW_X + 2 * pad(R)) as usize;
     // Rolled for large radii: unrolled, several rows' windows would be live at once.
     let passes = if R <= 8 {
         STEP / ROWS_AT_ONCE
@@ -43,19 +42,8 @@ unsafe fn row_pass<const R: u32>(inb: *const f32, ring: *mut f32, first: u32) {
     for it in 0..passes {
         let row = r0 + it * ROWS_AT_ONCE;
         let src = inb.wrapping_add((row * staged_w(R) + col) as usize);
-        let mut v = [0.0f32; 72];
-        for c in 0..win / 4 {
-            // SAFETY: inside the staged row (col + win <= staged_w), 16-byte aligned.
-            let f = unsafe { *(src.add(4 * c) as *const F4) };
-            v[4 * c..4 * c + 4].copy_from_slice(&f.0);
-        }
-        let mut acc = [0.0f32; ROW_X as usize];
-        for j in 0..2 * R + 1 {
-            let m = Mask1d::get(j as usize);
-            for q in 0..ROW_X {
-                acc[q as usize] = fma(m, v[(pad(R) - R + j + q) as usize], acc[q as usize]);
-            }
-        }
+        // SAFETY: inside the staged row (col + ROW_X + 2·pad <= staged_w), 16-byte aligned.
+        let acc = unsafe { patch::filter_row::<R>(src, pad(R)) };
         let dst = ring.wrapping_add((((first + row) % ring_rows(R)) * TILE_W + col) as usize);
         // SAFETY: a ring row's 4 floats, 16-byte aligned.
         unsafe { *(dst as *mut F4) = F4(acc) };
@@ -63,19 +51,13 @@ unsafe fn row_pass<const R: u32>(inb: *const f32, ring: *mut f32, first: u32) {
 }
 
 /// Filters the ring along y into output rows `y .. y+32` of the strip at `x0` (filtered
-/// row `first` is input row `y - R`), and stores them.
+/// row `first` is input row `y - R`), and stores those before row `last`.
 ///
 /// # Safety
-/// `ring` holds the filtered rows `first .. first + 32 + 2R`; `p` holds `w·h` floats.
+/// `ring` holds the filtered rows `first .. first + 32 + 2R`; `p` holds `w·h` floats and
+/// `last <= h`.
 #[inline(always)]
-unsafe fn column_pass<const R: u32>(
-    ring: *const f32,
-    first: u32,
-    p: *mut f32,
-    (w, h): (u32, u32),
-    (x0, y): (u32, u32),
-    last: u32,
-) {
+unsafe fn column_pass<const R: u32>(ring: *const f32, first: u32, p: *mut f32, w: u32, (x0, y): (u32, u32), last: u32) {
     let tid = thread_x();
     let (col, rg) = (tid % TILE_W, tid / TILE_W);
     let (n, rr) = ((COL_Y + 2 * R) as usize, ring_rows(R));
@@ -107,7 +89,7 @@ unsafe fn column_pass<const R: u32>(
     // time: checking the column and the row and rebuilding the address at every store
     // took 7 instructions a store (5 now) beside its 2R+1 FMAs.
     let (x, y_first) = (x0 + col, y + rg * COL_Y);
-    let rows = if x < w { last.min(h).saturating_sub(y_first) } else { 0 };
+    let rows = if x < w { last.saturating_sub(y_first) } else { 0 };
     let mut at = y_first * w + x;
     for q in 0..COL_Y {
         if q < rows {
@@ -170,8 +152,8 @@ unsafe fn separable<const R: u32>(a: &ConvArgs) {
         if k >= lag(R) {
             let o = k - lag(R);
             // SAFETY: the ring holds filtered rows 32·o .. 32·o + 32 + 2R (lag(R) steps
-            // of 32 rows cover 2R); the kernel's contract covers p.
-            unsafe { column_pass::<R>(ring, o * STEP, p, (w, h), (x0, y0 + o * STEP), last) };
+            // of 32 rows cover 2R); the kernel's contract covers p, and last <= h.
+            unsafe { column_pass::<R>(ring, o * STEP, p, w, (x0, y0 + o * STEP), last) };
         }
     }
 }

@@ -36,25 +36,13 @@ const _: () = assert!(
 #[inline(always)]
 unsafe fn x_pass<const R: u32>(slot: *const f32, xf: *mut f32) {
     let (tx, ty) = (thread_x(), thread_y());
-    let win = (QX + 2 * pad(R)) as usize;
     // Rolled: unrolled, several rows' windows would be live at once.
     for n in 0..opaque(staged_h(R).div_ceil(THREADS_Y)) {
         let row = ty + n * THREADS_Y;
         if row < staged_h(R) {
             let src = slot.wrapping_add((row * staged_w(R) + QX * tx) as usize);
-            let mut v = [0.0f32; 24];
-            for c in 0..win / 4 {
-                // SAFETY: inside the staged row (4tx + win <= staged_w), 16-byte aligned.
-                let f = unsafe { *(src.add(4 * c) as *const F4) };
-                v[4 * c..4 * c + 4].copy_from_slice(&f.0);
-            }
-            let mut acc = [0.0f32; QX as usize];
-            for fc in 0..2 * R + 1 {
-                let m = Mask1d::get(fc as usize);
-                for x in 0..QX as usize {
-                    acc[x] = fma(m, v[(pad(R) - R + fc) as usize + x], acc[x]);
-                }
-            }
+            // SAFETY: inside the staged row (4tx + QX + 2·pad <= staged_w), 16-byte aligned.
+            let acc = unsafe { patch::filter_row::<R>(src, pad(R)) };
             // SAFETY: 4 floats of a row of xf, 16-byte aligned.
             unsafe { *(xf.wrapping_add((row * TILE_W + QX * tx) as usize) as *mut F4) = F4(acc) };
         }

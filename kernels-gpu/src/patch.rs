@@ -17,6 +17,47 @@ pub type Acc = [[f32; QX as usize]; MAX_ROWS];
 /// A patch of zeros.
 pub const ZERO: Acc = [[0.0; QX as usize]; MAX_ROWS];
 
+/// Floats of the widest row window read at once: `conv2d_separable`'s row pass at its
+/// largest radius (`QX + 2·pad`).
+const ROW_WINDOW: usize = (QX + 2 * layout::families::pad(layout::families::conv2d_separable::MAX_RADIUS)) as usize;
+
+/// The `floats` staged floats from `src` (a multiple of 4, at most `N`) in registers, read
+/// with 16-byte loads; the rest of the `N` stay zero.
+///
+/// # Safety
+/// The floats lie inside a staged buffer; `src` is 16-byte aligned.
+#[inline(always)]
+unsafe fn window<const N: usize>(src: *const f32, floats: u32) -> [f32; N] {
+    let mut v = [0.0f32; N];
+    for c in 0..floats as usize / 4 {
+        // SAFETY: inside the window (the function's contract), 16-byte aligned.
+        let f = unsafe { *(src.add(4 * c) as *const F4) };
+        v[4 * c..4 * c + 4].copy_from_slice(&f.0);
+    }
+    v
+}
+
+/// The `QX` outputs of one staged row filtered along x by the row taps
+/// `MASK_1D[0..2R+1]` (the separable kernels' x pass): `src` is this thread's window,
+/// `QX + 2pd` floats holding input columns from `pd` before its outputs (`pd >= R`, a
+/// multiple of 4).
+///
+/// # Safety
+/// As [`window`] for those `QX + 2pd` floats (at most `ROW_WINDOW`).
+#[inline(always)]
+pub unsafe fn filter_row<const R: u32>(src: *const f32, pd: u32) -> [f32; QX as usize] {
+    // SAFETY: forwarded.
+    let v = unsafe { window::<ROW_WINDOW>(src, QX + 2 * pd) };
+    let mut acc = [0.0f32; QX as usize];
+    for j in 0..2 * R + 1 {
+        let m = Mask1d::get(j as usize);
+        for x in 0..QX {
+            acc[x as usize] = fma(m, v[(pd - R + j + x) as usize], acc[x as usize]);
+        }
+    }
+    acc
+}
+
 /// Adds one staged 2D window into the patches `acc[..planes]`, patch `j` through the
 /// `(2R+1)²` mask plane `tap(j, fr, fc)` (mask row `fr`, column `fc`; `usize`, so that
 /// with rolled rows a tap's address is one register plus an immediate): each input row is
@@ -44,17 +85,11 @@ pub unsafe fn accumulate<const R: u32, const S: u32>(
     planes: u32,
     tap: impl Fn(usize, usize, usize) -> f32,
 ) {
-    let win = (QX + 2 * pd) as usize;
     let rows = if roll_rows { opaque(k + 2 * R) } else { k + 2 * R };
     for i in 0..rows {
         // Staged row i holds input row (its first output row - R + i).
-        let row = s.wrapping_add((i * sw) as usize);
-        let mut v = [0.0f32; 40];
-        for c in 0..win / 4 {
-            // SAFETY: inside the window (the function's contract), 16-byte aligned.
-            let f = unsafe { *(row.add(4 * c) as *const F4) };
-            v[4 * c..4 * c + 4].copy_from_slice(&f.0);
-        }
+        // SAFETY: inside the window (the function's contract).
+        let v = unsafe { window::<40>(s.wrapping_add((i * sw) as usize), QX + 2 * pd) };
         for j in 0..planes {
             // Input row i feeds output row o through mask row fr = i - o.
             for o in 0..k {

@@ -518,7 +518,7 @@ pub unsafe fn land<P: Pixel>(win: Window<P>, buf: u32, walk: &Walking, tid: u32,
     }
     let mut g = tid;
     while g < f * win.sh {
-        let (sy, c) = (opaque(g) / f, opaque(g) % f); // opaque: as in the interior loop
+        let (sy, c) = row_col(g, f);
         let (_, columns_inside, row) = group_at(&win, sy, c);
         if columns_inside && row >= 0 {
             // SAFETY: group g was copied raw by this thread and has landed; the group
@@ -535,6 +535,15 @@ pub unsafe fn land<P: Pixel>(win: Window<P>, buf: u32, walk: &Walking, tid: u32,
         // the groups, and has landed; the cell lies inside the buffer.
         unsafe { P::widen1(buf + 4 * e.at, raw + 4 * (f * win.sh + tid), byte) };
     }
+}
+
+/// Group `g` of a window `f` groups wide: its row and its column. `g` is opaque to the
+/// division: knowing it small, LLVM narrows `g / f` to 16-bit arithmetic that costs ten
+/// instructions a group, not a 32-bit multiply-high (sm_90 SASS of conv2d_separable_r4:
+/// 24 instructions a 16-byte copy -> 14).
+#[inline(always)]
+fn row_col(g: u32, f: u32) -> (u32, u32) {
+    (opaque(g) / f, opaque(g) % f)
 }
 
 /// Whether the window lies wholly inside the plane (most of them): a lean loop of
@@ -586,12 +595,10 @@ unsafe fn staged<P: Pixel>(win: Window<P>, buf: u32, walk: Option<&Walking>, tid
         let first = win.plane.wrapping_add((win.gy0 * win.row_pitch + win.gx0) as usize);
         // Group g = sy·f + c of the window: buffer floats 4g.. (rows are sw = 4f floats
         // apart), plane elements sy·row_pitch + 4c past the first (the window lies inside
-        // the plane). g is opaque to the division: bounded, LLVM narrows g / f to 16-bit
-        // arithmetic that costs ten instructions a copy, not a 32-bit multiply-high
-        // (sm_90 SASS of conv2d_separable_r4: 24 instructions a copy -> 14).
+        // the plane).
         let mut g = tid;
         while g < f * win.sh {
-            let (sy, c) = (opaque(g) / f, opaque(g) % f);
+            let (sy, c) = row_col(g, f);
             copy(
                 g,
                 buf + 16 * g,
@@ -603,7 +610,7 @@ unsafe fn staged<P: Pixel>(win: Window<P>, buf: u32, walk: Option<&Walking>, tid
         let by_cells = by_cells(&win);
         let mut g = tid;
         while g < f * win.sh {
-            let (sy, c) = (opaque(g) / f, opaque(g) % f); // opaque: as in the interior loop
+            let (sy, c) = row_col(g, f);
             let (gx, columns_inside, row) = group_at(&win, sy, c);
             let dst = buf + 4 * (sy * win.sw + 4 * c);
             if columns_inside && row >= 0 {
