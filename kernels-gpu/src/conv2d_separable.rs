@@ -13,7 +13,7 @@
 use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv2d_separable::{
-    input_floats, lag, min_blocks, pad, ring_rows, staged_w, CHUNK, COL_Y, MAX_RADIUS, ROW_X, STEP, THREADS, TILE_W,
+    chunk, input_floats, lag, min_blocks, pad, ring_rows, staged_w, COL_Y, MAX_RADIUS, ROW_X, STEP, THREADS, TILE_W,
 };
 
 /// Threads that share a row in the row pass, and rows they filter at once.
@@ -108,8 +108,8 @@ unsafe fn separable<const R: u32>(a: &ConvArgs) {
     let (n, p) = (input(a), output(a));
     let [w, h, _] = a.extent;
     let tid = thread_x();
-    let (x0, y0) = (block_x() * TILE_W, block_y() * CHUNK);
-    let last = (y0 + CHUNK).min(h);
+    let (x0, y0) = (block_x() * TILE_W, block_y() * chunk(R));
+    let last = (y0 + chunk(R)).min(h);
     let steps = (last - y0).div_ceil(STEP) + lag(R);
     let s = shared_f32();
     let ring = s.wrapping_add(2 * input_floats(R) as usize);

@@ -323,7 +323,7 @@ fn outputs_per_block(v: Variant, r: u32) -> [usize; 3] {
         }
         Variant::Conv2dSeparable => {
             use fam::conv2d_separable::*;
-            [TILE_W as usize, CHUNK as usize, 1]
+            [TILE_W as usize, chunk(r) as usize, 1]
         }
         Variant::Conv3dSeparable => {
             use fam::conv3d_separable::*;

@@ -13,13 +13,25 @@ pub const THREADS: u32 = 256;
 pub const TILE_W: u32 = 128;
 /// Rows a step filters (row pass) and outputs (column pass).
 pub const STEP: u32 = 32;
-/// Output rows a block computes, walking down its strip.
-pub const CHUNK: u32 = 512;
+/// Output rows a block computes, walking down its strip: a chunk reads `lag(r)` steps of
+/// rows past it, so long chunks pay where the radius is large, and short ones fill the
+/// GPU's last wave where it is small (H200, 8192², two runs each, µs: 256 rows r = 2
+/// 152 / r = 4 154 / r = 32 459, 512 rows 160 / 157 / 441-448, 1024 rows 175 / 182 /
+/// 435; r = 8 163 with 256 or 512, r = 16 244 with 512, 246 with 256).
+#[inline]
+pub const fn chunk(r: u32) -> u32 {
+    match r {
+        0..=8 => 256,
+        9..=16 => 512,
+        _ => 1024,
+    }
+}
 /// Columns a thread filters in the row pass (one F4: a warp's 16-byte shared loads of a
 /// row are contiguous, free of bank conflicts).
 pub const ROW_X: u32 = 4;
 /// Output rows a thread sums in the column pass (one column: a warp reads 32
-/// consecutive floats of a ring row).
+/// consecutive floats of a ring row). Two adjacent columns of 8 rows each (8-byte loads
+/// and stores) ran r = 8 at 165 against 162 µs (H200, two runs each).
 pub const COL_Y: u32 = 16;
 /// Largest compiled radius.
 pub const MAX_RADIUS: u32 = 32;
@@ -85,14 +97,14 @@ pub const FAMILY: Family = Family {
     summary: "ours: rank-1 masks in one pass, row and column filters, the intermediate in a shared ring",
 };
 
-/// One block per (128-column strip, chunk of 512 rows).
+/// One block per (128-column strip, chunk of `chunk(r)` rows).
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
     let [w, h, _] = p.extent;
     Ok(LaunchShape {
         grid: (
             blocks(w as usize, TILE_W as usize, MAX_GRID_X)?,
-            blocks(h as usize, CHUNK as usize, MAX_GRID_YZ)?,
+            blocks(h as usize, chunk(r) as usize, MAX_GRID_YZ)?,
             1,
         ),
         block: (THREADS, 1, 1),
