@@ -534,29 +534,32 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
         }),
     )?;
     drop((d3, o3));
-    let t = b::mask(1, 2).into_dimensionality::<ndarray::Ix1>()?;
     let n3 = b::input(&[s3, s3, s3]).into_dimensionality::<ndarray::Ix3>()?;
     let d3 = gpu.upload(n3.view())?;
     let mut o3 = gpu.alloc(d3.raw_dim())?;
-    modes_of(
-        "conv3d_separable",
-        &format!("{s3}x{s3}x{s3}"),
-        2,
-        Box::new(|mode| {
-            gpu.correlate_separable_3d_device(
-                &d3,
-                t.view(),
-                t.view(),
-                t.view(),
-                Options {
-                    variant: Variant::Conv3dSeparable,
-                    mode,
-                },
-                &mut o3,
-            )
-            .map(|_| ())
-        }),
-    )?;
+    // r = 1 walks in two waves, r = 2 in one (`layout::families::conv3d_separable::waves`).
+    for r in [1, 2] {
+        let t = b::mask(1, r).into_dimensionality::<ndarray::Ix1>()?;
+        modes_of(
+            "conv3d_separable",
+            &format!("{s3}x{s3}x{s3}"),
+            r,
+            Box::new(|mode| {
+                gpu.correlate_separable_3d_device(
+                    &d3,
+                    t.view(),
+                    t.view(),
+                    t.view(),
+                    Options {
+                        variant: Variant::Conv3dSeparable,
+                        mode,
+                    },
+                    &mut o3,
+                )
+                .map(|_| ())
+            }),
+        )?;
+    }
     drop((d3, o3));
     let img = Array3::from_elem((side, side, 3), 0.5f32);
     let di = gpu.upload_image(img.view())?;

@@ -50,14 +50,27 @@ pub const fn tile_h(r: u32) -> u32 {
 }
 
 /// Halo cells staged on each side of a tile: the `cells` a tap reaches rounded up to 4
-/// floats only (16-byte copies), not to the whole sectors of [`super::pad`]. The 3D walks
-/// run in one wave, so their time is their border blocks': with sector pads zero ran
-/// 5-6% faster (H200 run 4: conv3d_fast r = 1 369 -> 350 us, conv3d_separable r = 2
-/// 372 -> 350) but the mapping modes did not (run 5: 1.19-1.20x zero's time for
-/// conv3d_fast r = 1, 1.12-1.15x for conv3d_separable r = 2).
+/// floats only (16-byte copies), not to the whole sectors of [`super::pad`]. With sector
+/// pads zero ran 5-11% faster (H200: conv3d_fast r = 1 349 -> 330 us, conv3d_separable
+/// r = 1 340 -> 319) but the mapping modes did not (1.13-1.15x zero's time for
+/// conv3d_fast r = 1, 1.08-1.10x for conv3d_separable r = 2): the border blocks, half of
+/// a 512-wide volume's, stage 8 cells a row one by one, and more than the block's
+/// threads at r = 1.
 #[inline]
 pub const fn pad(cells: u32) -> u32 {
     cells.div_ceil(4) * 4
+}
+
+/// The fewest waves of blocks the depth split aims at (`DepthSplit::waves`): 2 at
+/// r <= 1, where memory dominates (H200, 512^3 r = 1: 370 / 349 / 349 us in 1 / 2 / 4
+/// waves), else 1 (r = 2: 807 / 817 / 835).
+#[inline]
+pub const fn waves(r: u32) -> u32 {
+    if r <= 1 {
+        2
+    } else {
+        1
+    }
 }
 
 /// Planes in flight ahead of the one being read: deep where memory dominates (r <= 1).
@@ -123,19 +136,20 @@ pub const FAMILY: Family = Family {
 /// the launch re-cuts to fill the GPU's last wave of blocks (`depth`).
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
-    walk_launch(p, tile_h(r), shared_floats(r))
+    walk_launch(p, tile_h(r), shared_floats(r), waves(r))
 }
 
 /// The launch of a walk along depth (`kernels-gpu/src/planes.rs`, shared with
 /// `conv3d_separable`): one block of `THREADS_X` x `THREADS_Y` per (128 x `tile_h`
 /// column, chunk of depth), `shared_floats` of shared memory.
-pub(crate) fn walk_launch(p: &Problem, tile_h: u32, shared_floats: u32) -> Result<LaunchShape, ShapeError> {
+pub(crate) fn walk_launch(p: &Problem, tile_h: u32, shared_floats: u32, waves: u32) -> Result<LaunchShape, ShapeError> {
     let [w, h, d] = p.extent;
     let gx = blocks(w as usize, TILE_W as usize, MAX_GRID_X)?;
     let gy = blocks(h as usize, tile_h as usize, MAX_GRID_YZ)?;
     let depth = DepthSplit {
         planes: d,
         halo: 2 * p.max_radius(),
+        waves,
     };
     // About ceil(d / CHUNK_Z) chunks: chunk_z(d, gz) <= CHUNK_Z, and none is empty.
     let gz = depth.whole(blocks(d as usize, CHUNK_Z as usize, MAX_GRID_YZ)?);

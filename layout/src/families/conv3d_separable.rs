@@ -56,6 +56,20 @@ pub const fn shared_floats(r: u32) -> u32 {
     ring(r) * plane_floats(r) + filtered_floats(r)
 }
 
+/// The fewest waves of blocks the depth split aims at (`DepthSplit::waves`): 2 at r = 1,
+/// where memory dominates (H200, 512^3: 357 / 340 / 341 us in 1 / 2 / 4 waves), else 1:
+/// at r = 2 two waves ran zero 3% faster (374 -> 364) but not the border blocks of the
+/// mapping modes (1.050-1.059x zero's time), and at r = 3 they add halo planes (449 /
+/// 453 / 457).
+#[inline]
+pub const fn waves(r: u32) -> u32 {
+    if r <= 1 {
+        2
+    } else {
+        1
+    }
+}
+
 /// Blocks per SM the launch bounds ask for.
 #[inline]
 pub const fn min_blocks(_r: u32) -> u32 {
@@ -83,5 +97,5 @@ pub const FAMILY: Family = Family {
 /// by the launch to fill the GPU's last wave of blocks.
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
-    super::conv3d_fast::walk_launch(p, tile_h(r), shared_floats(r))
+    super::conv3d_fast::walk_launch(p, tile_h(r), shared_floats(r), waves(r))
 }
