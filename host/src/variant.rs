@@ -105,15 +105,15 @@ const AUTO_ORDER: [&[Variant]; 3] = [
 ];
 
 /// The smallest radius at which `Auto` runs a rank-1 mask on a separable family, per
-/// dimension. 2D: below 3, conv2d_fast is faster (both are memory-bound; H200, 8192²:
-/// 159 vs 171 us at r = 2, BENCHMARKS.md), from 3 on the separable family's `2(2r+1)`
-/// FMAs win (171 vs 347 us at r = 4). 3D: `3(2r+1)` FMAs against `(2r+1)^3` win from
-/// r = 1 (BENCHMARKS.md).
+/// dimension. 2D: at r = 1 conv2d_fast runs near the copy (H200, 8192²: 137 us, 1.05x);
+/// from r = 2 the separable family's short chunks make it the faster (152 vs 159 us at
+/// r = 2, 153 vs 310 at r = 4, BENCHMARKS.md). 3D: `3(2r+1)` FMAs against `(2r+1)^3`
+/// win from r = 1 (BENCHMARKS.md).
 const fn separable_from_radius(dim: usize) -> u32 {
     if dim >= 3 {
         1
     } else {
-        3
+        2
     }
 }
 
@@ -494,10 +494,10 @@ mod tests {
     }
 
     #[test]
-    fn rank1_masks_run_separable_from_radius_3_up_to_32() {
+    fn rank1_masks_run_separable_from_radius_2_up_to_32() {
         let auto = |r: u32, rank1| Variant::Auto.resolve_mask(2, [r, r, 0], rank1, Mode::Zero).unwrap();
-        assert_eq!(auto(2, true), Variant::Conv2dFast);
-        assert_eq!(auto(3, true), Variant::Conv2dSeparable);
+        assert_eq!(auto(1, true), Variant::Conv2dFast);
+        assert_eq!(auto(2, true), Variant::Conv2dSeparable);
         // 65 x 65: the separable family stores 2 x 65 taps, well within MASK_1D.
         assert_eq!(auto(32, true), Variant::Conv2dSeparable);
         // 67 x 67 = 4489 taps overflow MASK_2D (3969): only the basic kernel is left.

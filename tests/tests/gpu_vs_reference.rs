@@ -582,11 +582,11 @@ fn rank1_masks_run_separable_given_or_detected() {
         let dn = gpu.upload(n.view()).unwrap();
         let mut dp = gpu.alloc(dn.raw_dim()).unwrap();
         let ran = gpu.conv_device(&dn, full.view(), Variant::Auto, &mut dp).unwrap();
-        // A mask one row tall runs conv1d_fast on every row; a rank-1 mask from radius 3
+        // A mask one row tall runs conv1d_fast on every row; a rank-1 mask from radius 2
         // the separable kernel; smaller ones conv2d_fast.
         let expected = match (ky, kx) {
             (1, _) => Variant::Conv1dFast,
-            _ if ky.max(kx) / 2 >= 3 => Variant::Conv2dSeparable,
+            _ if ky.max(kx) / 2 >= 2 => Variant::Conv2dSeparable,
             _ => Variant::Conv2dFast,
         };
         assert_eq!(ran, expected, "{ky}x{kx}");
