@@ -133,7 +133,8 @@ pub const FAMILY: Family = Family {
 };
 
 /// One block per (128 x 8K column, chunk of depth): chunks of [`CHUNK_Z`] planes, which
-/// the launch re-cuts to fill the GPU's last wave of blocks (`depth`).
+/// the launch re-cuts to fill the GPU's last wave of blocks, in at least `waves(r)` waves
+/// (`depth`).
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
     walk_launch(p, tile_h(r), shared_floats(r), waves(r))

@@ -140,7 +140,8 @@ pub const fn waves(r: u32) -> u32 {
 }
 
 /// One block per (`TILE_W`-float column, chunk of rows): chunks of [`CHUNK_ROWS`], which
-/// the launch re-cuts to fill the GPU's last wave of blocks (`depth`).
+/// the launch re-cuts to fill the GPU's last wave of blocks, in at least `waves(r)` waves
+/// (`depth`).
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
     let [w, h, _] = p.extent;
