@@ -65,10 +65,21 @@ unsafe fn filter<const R: u32, const C: u32, const N: usize, P: Pixel>(a: &ConvA
     // Step q's raw slot (u8 pixels as they are) in the raw ring after the slots; every
     // step stages the same columns, so this thread's edge cell is worked out once.
     let raw_base = shared_addr(shared_f32()) + 4 * shared_floats(R, C);
-    let edge = stage::EdgeCell::of(&rows_of(0), tid, THREADS);
+    let edge = stage::EdgeCell::of(&rows_of(0), tid, THREADS, false);
     let walk = |q: u32| stage::Walking {
         edge,
         raw: Some(raw_base + (q % ring(R)) * raw_slot_bytes(R, C)),
+    };
+    // SAFETY: the ring's slots (slot_floats each from the dynamic shared base); no copy
+    // is in flight yet.
+    unsafe {
+        stage::fill_unread(
+            &rows_of(0),
+            &walk(0),
+            (shared_addr(shared_f32()), 4 * slot_floats(R, C), ring(R)),
+            tid,
+            THREADS,
+        )
     };
     let stage_rows = |q: u32, buf: u32| {
         // SAFETY: the kernel's contract covers the image; a slot holds slot_floats = sw·b

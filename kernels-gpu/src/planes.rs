@@ -101,10 +101,21 @@ pub unsafe fn walk<const R: u32>(
             inline_border: false,
         }
     };
-    // Every plane's window has the same columns: this thread's edge cell, once.
+    // Every plane's window has the same columns and rows: this thread's edge cell, once.
     let walk = stage::Walking {
-        edge: stage::EdgeCell::of(&window(0), tid, threads),
+        edge: stage::EdgeCell::of(&window(0), tid, threads, true),
         raw: None,
+    };
+    // SAFETY: the ring's slots (slot_floats each from the dynamic shared base); no copy
+    // is in flight yet.
+    unsafe {
+        stage::fill_unread(
+            &window(0),
+            &walk,
+            (shared_addr(shared_f32()), 4 * g.slot_floats, g.ring),
+            tid,
+            threads,
+        )
     };
     let stage_plane = |q: u32, buf: u32| {
         // SAFETY: the contract covers n, w, h and d; a slot holds slot_floats = sw·sh

@@ -257,21 +257,68 @@ fn mapped_row<P>(win: &Window<P>, sy: u32) -> u32 {
     }
 }
 
+/// The staged columns at a window's ends that taps read lie in `[lo, hi)`: the unread
+/// ones are `[0, lo)` and `[hi, sw)` (edge columns only: the groups wholly inside the
+/// plane's columns are copied whole).
+#[inline(always)]
+fn read_edges<P>(win: &Window<P>) -> (u32, u32) {
+    let (left, end_in) = edge_columns(win);
+    (win.unread.min(left), win.sw.saturating_sub(win.unread).max(end_in))
+}
+
+/// Stores the fill value into the unread edge cells of a walk's `slots` shared buffers
+/// (`slot_bytes` apart from `base`), once before the walk: under a mapping mode its
+/// [`EdgeCell`]s stage only the cells taps read, and nothing else writes these (every
+/// window of the walk has `win`'s columns). Nothing to do where the edge cells are not
+/// covered (the edge pass stages every cell each step) or the mode fills by groups.
+///
+/// # Safety
+/// Each slot holds `sw·sh` shared floats; no copy in flight writes these cells.
+#[inline(always)]
+pub unsafe fn fill_unread<P>(
+    win: &Window<P>,
+    walk: &Walking,
+    (base, slot_bytes, slots): (u32, u32, u32),
+    tid: u32,
+    threads: u32,
+) {
+    if !walk.edge.covered || !by_cells(win) {
+        return;
+    }
+    let (lo, hi) = read_edges(win);
+    // (max(1): no division-by-zero path; with no columns the loop does not run.)
+    let cols = (lo + (win.sw - hi)).max(1);
+    let cells = (lo + (win.sw - hi)) * win.sh;
+    let mut i = tid;
+    while i < cells * slots {
+        let (cell, slot) = (i % cells.max(1), i / cells.max(1));
+        let (sy, c) = (cell / cols, cell % cols);
+        let sx = if c < lo { c } else { hi + (c - lo) };
+        // SAFETY: a cell of slot `slot`, inside its buffer.
+        unsafe { store_shared(base + slot * slot_bytes + 4 * (sy * win.sw + sx), win.fill) };
+        i += threads;
+    }
+}
+
 /// A thread's cell of the edge pass, worked out once by a walk whose windows keep their
 /// columns from one step to the next (they move down rows or through planes): where it
 /// lands and the element of its row it reads. Per step only its row is mapped, where
-/// that row lies outside the plane: the pass's divisions and column mapping (on the
-/// critical path of every step of a border block) are paid once per block.
+/// that row lies outside the plane (a walk through planes, whose windows keep their rows
+/// too, not even that): the pass's divisions and column mapping (on the critical path of
+/// every step of a border block) are paid once per block.
 #[derive(Clone, Copy)]
 pub struct EdgeCell {
     /// Where it lands in the window (`sy·sw + sx`), or [`EdgeCell::NONE`]: this thread has
     /// no cell.
     at: u32,
-    /// The element of its row it reads (with [`EdgeCell::PAST_ROW`] where its aligned
-    /// word reaches past the row), or `u32::MAX`: the fill value.
+    /// The element of its row it reads, or with `fixed_rows` of the plane (with
+    /// [`EdgeCell::PAST_ROW`] where its aligned word reaches past the row).
     col: u32,
-    /// The pass has no more cells than threads, one to a thread; else it runs as in
-    /// [`window`]. A flag of its own, not a third value of `at`: LLVM turned the two
+    /// Every window of the walk has the first one's rows: `col` counts from the plane.
+    fixed_rows: bool,
+    /// The cells taps read are no more than the threads, one to a thread (the unread
+    /// ones hold the fill value from [`fill_unread`]); else the pass stages every cell
+    /// each step, as in [`window`]. A flag of its own, not a third value of `at`: LLVM turned the two
     /// tests of `at` into a jump table (an indexed constant load and an indirect branch
     /// on every step of a border block, before its barrier).
     covered: bool,
@@ -282,15 +329,22 @@ impl EdgeCell {
     const NONE: u32 = u32::MAX;
 
     /// Thread `tid`'s cell of `win`'s edge pass (and of every window of the same columns
-    /// and height), for `threads` threads.
+    /// and height; with `fixed_rows`, of the same rows too), for `threads` threads. Only
+    /// the cells taps read count: the unread ones keep the fill value [`fill_unread`]
+    /// stored once per slot (at r = 1 with sector pads, 1 cell of each row's 8 at a
+    /// border).
     #[inline(always)]
-    pub fn of<P: Pixel>(win: &Window<P>, tid: u32, threads: u32) -> EdgeCell {
+    pub fn of<P: Pixel>(win: &Window<P>, tid: u32, threads: u32, fixed_rows: bool) -> EdgeCell {
         let (left, end_in) = edge_columns(win);
-        let cols = left + (win.sw - end_in);
+        let (lo, hi) = read_edges(win);
+        // Read columns: l on the left ([lo, left)), then [end_in, hi).
+        let l = left - lo;
+        let cols = l + (hi - end_in);
         if cols * win.sh > threads {
             return EdgeCell {
                 at: Self::NONE,
                 col: 0,
+                fixed_rows,
                 covered: false,
             };
         }
@@ -298,26 +352,27 @@ impl EdgeCell {
             return EdgeCell {
                 at: Self::NONE,
                 col: 0,
+                fixed_rows,
                 covered: true,
             };
         }
         let per_row = cols.max(1); // (cols > 0 here; no division-by-zero path)
         let (sy, c) = (tid / per_row, tid % per_row);
-        let sx = if c < left { c } else { end_in + (c - left) };
-        let col = if sx < win.unread || sx >= win.sw - win.unread {
-            u32::MAX
+        let sx = if c < l { lo + c } else { end_in + (c - l) };
+        // (A mapping mode maps every column: never u32::MAX; columns < 2^31.)
+        let col = column(win.mode, win.gx0.wrapping_add(sx), win.w, win.channels);
+        let past = P::RAW && (col | 3) >= win.w;
+        // (Planes hold < 2^31 elements: bit 31 stays free for PAST_ROW.)
+        // (Only the mapping modes use the cell: there every row maps into the plane.)
+        let col = if fixed_rows && by_cells(win) {
+            mapped_row(win, sy) * win.row_pitch + col
         } else {
-            // (A mapping mode maps every column: never u32::MAX; columns < 2^31.)
-            let col = column(win.mode, win.gx0.wrapping_add(sx), win.w, win.channels);
-            if !P::RAW || (col | 3) < win.w {
-                col
-            } else {
-                col | Self::PAST_ROW
-            }
+            col
         };
         EdgeCell {
             at: sy * win.sw + sx,
-            col,
+            col: if past { col | Self::PAST_ROW } else { col },
+            fixed_rows,
             covered: true,
         }
     }
@@ -343,10 +398,13 @@ impl EdgeCell {
         }
     }
 
-    /// The cell's row in the window (`sw` a constant: no division path).
+    /// The element of `win`'s plane the cell reads (`sw` a constant: no division path).
     #[inline(always)]
-    fn row<P>(&self, win: &Window<P>) -> u32 {
-        self.at / win.sw.max(1)
+    fn offset<P: Pixel>(&self, win: &Window<P>) -> u32 {
+        if self.fixed_rows {
+            return self.element::<P>();
+        }
+        mapped_row(win, self.at / win.sw.max(1)) * win.row_pitch + self.element::<P>()
     }
 }
 
@@ -529,7 +587,7 @@ pub unsafe fn land<P: Pixel>(win: Window<P>, buf: u32, walk: &Walking, tid: u32,
     }
     let e = &walk.edge;
     if e.at != EdgeCell::NONE && e.raw_word() && by_cells(&win) {
-        let off = mapped_row(&win, e.row(&win)) * win.row_pitch + e.element::<P>();
+        let off = e.offset(&win);
         let byte = (win.plane.wrapping_add(off as usize) as usize & 3) as u32;
         // SAFETY: the cell's aligned word was copied raw by this thread to its word after
         // the groups, and has landed; the cell lies inside the buffer.
@@ -649,23 +707,18 @@ unsafe fn staged<P: Pixel>(win: Window<P>, buf: u32, walk: Option<&Walking>, tid
                 // The walk's cell: only its row is mapped here.
                 if e.at != EdgeCell::NONE {
                     let dst = buf + 4 * e.at;
-                    if e.col == u32::MAX {
-                        // SAFETY: the cell lies inside the buffer.
-                        unsafe { store_shared(dst, win.fill) };
-                    } else {
-                        let off = mapped_row(&win, e.row(&win)) * win.row_pitch + e.element::<P>();
-                        let src = win.plane.wrapping_add(off as usize);
-                        // A mapping mode maps the cell into the plane (its aligned word
-                        // too: rows start 4-pixel aligned).
-                        match raw {
-                            Some(raw) if e.raw_word() => {
-                                // SAFETY: as above; the thread's word follows the raw groups.
-                                unsafe { P::stage1_raw(raw + 4 * (f * win.sh + tid), src) }
-                            }
-                            _ => {
-                                // SAFETY: as above; the cell lies inside the buffer.
-                                unsafe { P::stage1(dst, src) }
-                            }
+                    let off = e.offset(&win);
+                    let src = win.plane.wrapping_add(off as usize);
+                    // A mapping mode maps the cell into the plane (its aligned word too:
+                    // rows start 4-pixel aligned).
+                    match raw {
+                        Some(raw) if e.raw_word() => {
+                            // SAFETY: as above; the thread's word follows the raw groups.
+                            unsafe { P::stage1_raw(raw + 4 * (f * win.sh + tid), src) }
+                        }
+                        _ => {
+                            // SAFETY: as above; the cell lies inside the buffer.
+                            unsafe { P::stage1(dst, src) }
                         }
                     }
                 }
