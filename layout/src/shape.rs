@@ -30,8 +30,8 @@ pub struct DepthSplit {
     /// The fewest waves of blocks to cut the depth into while chunks stay at least 8
     /// halos long: 1 where arithmetic dominates (more chunks only add halo planes to
     /// compute); memory-bound walks run faster in several waves than in one, whose
-    /// blocks all fill their rings at once and finish at once (H200, 512^3 r = 1:
-    /// conv3d_fast 370 -> 349 -> 349 us in 1, 2, 4 waves).
+    /// blocks all fill their rings at once and finish at once (H200, 512^3 r = 1,
+    /// 16-byte pads: conv3d_fast 370 -> 349 -> 349 us in 1, 2, 4 waves).
     pub waves: u32,
 }
 

@@ -49,25 +49,20 @@ pub const fn tile_h(r: u32) -> u32 {
     THREADS_Y * rows_per_thread(r)
 }
 
-/// Halo cells staged on each side of a tile: the `cells` a tap reaches rounded up to 4
-/// floats only (16-byte copies), not to the whole sectors of [`super::pad`]. With sector
-/// pads zero ran 5-11% faster (H200: conv3d_fast r = 1 349 -> 330 us, conv3d_separable
-/// r = 1 340 -> 319) but the mapping modes did not (1.13-1.15x zero's time for
-/// conv3d_fast r = 1, 1.08-1.10x for conv3d_separable r = 2): the border blocks, half of
-/// a 512-wide volume's, stage 8 cells a row one by one, and more than the block's
-/// threads at r = 1.
-#[inline]
-pub const fn pad(cells: u32) -> u32 {
-    cells.div_ceil(4) * 4
-}
+/// Halo cells staged on each side of a tile: whole sectors, as the 2D kernels' (H200:
+/// zero ran 5-11% faster than with 16-byte pads, conv3d_fast r = 1 349 -> 330 us). The
+/// mapping modes keep up because a border block stages only the edge cells taps read,
+/// one per thread (`stage::EdgeCell`): 1 of each row's 8 at r = 1.
+pub use super::pad;
 
-/// The fewest waves of blocks the depth split aims at (`DepthSplit::waves`): 2 at
+/// The fewest waves of blocks the depth split aims at (`DepthSplit::waves`): 3 at
 /// r <= 1, where memory dominates (H200, 512^3 r = 1: 370 / 349 / 349 us in 1 / 2 / 4
-/// waves), else 1 (r = 2: 807 / 817 / 835).
+/// waves with 16-byte pads; with sector pads 333-336 / 329-330 / 328-329 in 2 / 3 / 4),
+/// else 1 (r = 2: 807 / 817 / 835).
 #[inline]
 pub const fn waves(r: u32) -> u32 {
     if r <= 1 {
-        2
+        3
     } else {
         1
     }

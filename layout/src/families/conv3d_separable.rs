@@ -56,15 +56,15 @@ pub const fn shared_floats(r: u32) -> u32 {
     ring(r) * plane_floats(r) + filtered_floats(r)
 }
 
-/// The fewest waves of blocks the depth split aims at (`DepthSplit::waves`): 2 at r = 1,
-/// where memory dominates (H200, 512^3: 357 / 340 / 341 us in 1 / 2 / 4 waves), else 1:
-/// at r = 2 two waves ran zero 3% faster (374 -> 364) but not the border blocks of the
-/// mapping modes (1.050-1.059x zero's time), and at r = 3 they add halo planes (449 /
-/// 453 / 457).
+/// The fewest waves of blocks the depth split aims at (`DepthSplit::waves`): 3 at r = 1,
+/// where memory dominates (H200, 512^3 with 16-byte pads: 357 / 340 / 341 us in 1 / 2 /
+/// 4 waves; with sector pads 317-318 / 315-316 / 316-317 in 2 / 3 / 4), else 1: at r = 2
+/// two or three waves gained nothing (344-346 / 346 / 346-348 in 1 / 2 / 3), and at r = 3
+/// they add halo planes (449 / 453 / 457 with 16-byte pads).
 #[inline]
 pub const fn waves(r: u32) -> u32 {
     if r <= 1 {
-        2
+        3
     } else {
         1
     }

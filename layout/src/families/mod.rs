@@ -11,8 +11,7 @@ pub mod textbook;
 /// 16-byte `cp.async` and start on a sector. Rounded to 4 floats, a row began 16 bytes
 /// into a sector and a warp's 512-byte copy touched 17 sectors: on the H200 that was
 /// 5-11% slower at r <= 4 (conv2d_fast r = 1 154 -> 138 us, conv2d_separable r = 4
-/// 171 -> 157, image_fast f32 r = 1 455 -> 425). The 3D walks keep 16-byte pads
-/// (`conv3d_fast::pad` says why).
+/// 171 -> 157, image_fast f32 r = 1 455 -> 425).
 #[inline]
 pub const fn pad(cells: u32) -> u32 {
     cells.div_ceil(8) * 8
