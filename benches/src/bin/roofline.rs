@@ -515,24 +515,26 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
     drop((d2, o2, d2x, o2x));
     let s3 = 512 / a.scale;
     let (d3, mut o3) = case(&[s3, s3, s3])?;
-    let m3 = b::mask(3, 1);
-    modes_of(
-        "conv3d_fast",
-        &format!("{s3}x{s3}x{s3}"),
-        1,
-        Box::new(|mode| {
-            gpu.correlate_device(
-                &d3,
-                m3.view(),
-                Options {
-                    variant: Variant::Conv3dFast,
-                    mode,
-                },
-                &mut o3,
-            )
-            .map(|_| ())
-        }),
-    )?;
+    for r in [1, 2] {
+        let m3 = b::mask(3, r);
+        modes_of(
+            "conv3d_fast",
+            &format!("{s3}x{s3}x{s3}"),
+            r,
+            Box::new(|mode| {
+                gpu.correlate_device(
+                    &d3,
+                    m3.view(),
+                    Options {
+                        variant: Variant::Conv3dFast,
+                        mode,
+                    },
+                    &mut o3,
+                )
+                .map(|_| ())
+            }),
+        )?;
+    }
     drop((d3, o3));
     let n3 = b::input(&[s3, s3, s3]).into_dimensionality::<ndarray::Ix3>()?;
     let d3 = gpu.upload(n3.view())?;
