@@ -270,7 +270,8 @@ fn read_edges<P>(win: &Window<P>) -> (u32, u32) {
 /// (`slot_bytes` apart from `base`), once before the walk: under a mapping mode its
 /// [`EdgeCell`]s stage only the cells taps read, and nothing else writes these (every
 /// window of the walk has `win`'s columns). Nothing to do where the edge cells are not
-/// covered (the edge pass stages every cell each step) or the mode fills by groups.
+/// covered (the edge pass stages every cell each step), the rows are not 4-aligned (every
+/// cell is staged each step) or the mode fills by groups.
 ///
 /// # Safety
 /// Each slot holds `sw·sh` shared floats; no copy in flight writes these cells.
@@ -282,7 +283,8 @@ pub unsafe fn fill_unread<P>(
     tid: u32,
     threads: u32,
 ) {
-    if !walk.edge.covered || !by_cells(win) {
+    // Rows not 4-aligned take the cell-by-cell path, which stages these cells each step.
+    if !walk.edge.covered || !by_cells(win) || !win.row_pitch.is_multiple_of(4) {
         return;
     }
     let (lo, hi) = read_edges(win);
