@@ -284,16 +284,17 @@ pub unsafe fn fill_unread<P>(
     threads: u32,
 ) {
     // Rows not 4-aligned take the cell-by-cell path, which stages these cells each step.
-    if !walk.edge.covered || !by_cells(win) || !win.row_pitch.is_multiple_of(4) {
+    if !walk.edge.covered || !by_cells(win) || !by_groups(win) {
         return;
     }
     let (lo, hi) = read_edges(win);
-    // (max(1): no division-by-zero path; with no columns the loop does not run.)
-    let cols = (lo + (win.sw - hi)).max(1);
-    let cells = (lo + (win.sw - hi)) * win.sh;
+    let cols = lo + (win.sw - hi);
+    let cells = cols * win.sh;
+    // (max(1): no division-by-zero path; with no cells the loop does not run.)
+    let (cols, per_slot) = (cols.max(1), cells.max(1));
     let mut i = tid;
     while i < cells * slots {
-        let (cell, slot) = (i % cells.max(1), i / cells.max(1));
+        let (cell, slot) = (i % per_slot, i / per_slot);
         let (sy, c) = (cell / cols, cell % cols);
         let sx = if c < lo { c } else { hi + (c - lo) };
         // SAFETY: a cell of slot `slot`, inside its buffer.
@@ -560,7 +561,7 @@ pub unsafe fn walked<P: Pixel>(win: Window<P>, buf: u32, walk: &Walking, tid: u3
 #[inline(always)]
 pub unsafe fn land<P: Pixel>(win: Window<P>, buf: u32, walk: &Walking, tid: u32, threads: u32) {
     let Some(raw) = walk.raw else { return };
-    if !P::RAW || !win.row_pitch.is_multiple_of(4) {
+    if !P::RAW || !by_groups(&win) {
         return;
     }
     let f = win.sw / 4;
@@ -606,6 +607,13 @@ fn row_col(g: u32, f: u32) -> (u32, u32) {
     (opaque(g) / f, opaque(g) % f)
 }
 
+/// Whether the window's rows start 4-element aligned (`row_pitch` a multiple of 4): then
+/// [`window`] stages it by groups of 4; else cell by cell, every cell every step.
+#[inline(always)]
+fn by_groups<P>(win: &Window<P>) -> bool {
+    win.row_pitch.is_multiple_of(4)
+}
+
 /// Whether the window lies wholly inside the plane (most of them): a lean loop of
 /// 4-element copies stages it.
 #[inline(always)]
@@ -632,7 +640,7 @@ fn by_cells<P>(win: &Window<P>) -> bool {
 /// As [`walked`] where `walk` is given, else as [`window`].
 #[inline(always)]
 unsafe fn staged<P: Pixel>(win: Window<P>, buf: u32, walk: Option<&Walking>, tid: u32, threads: u32) {
-    let aligned = win.row_pitch.is_multiple_of(4);
+    let aligned = by_groups(&win);
     let f = win.sw / 4;
     let raw = match walk {
         Some(&Walking { raw: Some(raw), .. }) if P::RAW => Some(raw),

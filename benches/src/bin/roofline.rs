@@ -539,7 +539,7 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
     let n3 = b::input(&[s3, s3, s3]).into_dimensionality::<ndarray::Ix3>()?;
     let d3 = gpu.upload(n3.view())?;
     let mut o3 = gpu.alloc(d3.raw_dim())?;
-    // r = 1 walks in two waves, r = 2 in one (`layout::families::conv3d_separable::waves`).
+    // r = 1 and r = 2 walk in different numbers of waves (`layout::families::conv3d_separable::waves`).
     for r in [1, 2] {
         let t = b::mask(1, r).into_dimensionality::<ndarray::Ix1>()?;
         modes_of(
