@@ -190,6 +190,19 @@ pub unsafe fn store<P: Pixel>(
     x: u32,
     y: u32,
 ) {
+    if k > 1 && row_pitch.is_multiple_of(4) && x + QX <= w && y + k <= h {
+        // The whole patch inside, rows aligned (most threads): a 16-byte store a row and
+        // no test a row; the sums are then complete before the branch, not sunk into
+        // each row's (which reloaded the last plane's taps a row). H200: conv2d_fast
+        // r = 2 161 -> 153 us, conv3d_fast r = 2 816 -> 805. For one row (`k` is a
+        // constant at each call site) the test stays the row's own: image_fast ran
+        // 1-3% slower with both.
+        for o in 0..k {
+            // SAFETY: inside the plane, aligned (row_pitch and x multiples of 4).
+            unsafe { P::store4(p.wrapping_add(((y + o) * row_pitch + x) as usize), acc[o as usize]) };
+        }
+        return;
+    }
     for o in 0..k {
         let yo = y + o;
         if yo < h {
