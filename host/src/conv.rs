@@ -455,22 +455,11 @@ impl Gpu {
             channels: 1,
         };
         // `input` and `output`, both borrowed for this call, have the shape
-        // `problem.extent` (checked above).
-        // An image family (`Auto`'s pick for some 2D arrays) takes the array as a
-        // one-channel f32 image whose rows are `w` floats apart.
-        let pitch = if v.is_image() {
-            let w = problem.extent[0];
-            w.checked_mul(4).ok_or(Error::TooLarge {
-                elements: w as usize,
-                max: u32::MAX as usize / 4,
-            })?
-        } else {
-            0
-        };
+        // `problem.extent` (checked above); arrays are dense (no pitch).
         let buffers = Buffers {
             input: input.addr(),
             output: output.addr(),
-            pitch,
+            pitch: 0,
             pixel: layout::args::pixel::F32,
         };
         self.launch_family(v, &problem, mask, opts.mode, buffers)?;

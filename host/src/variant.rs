@@ -117,13 +117,6 @@ const fn separable_from_radius(dim: usize) -> u32 {
     }
 }
 
-/// The smallest radius at which `Auto` runs a 2D array (one plane, a general mask) on
-/// `image_fast`, as a one-channel image whose pitch is its row, where it would otherwise
-/// run `conv2d_fast`: from r = 3 the row walk's FMAs issue better than the tiles' (H200,
-/// 8192²: 191 vs 221 us at r = 3, 269 vs 321 us at r = 4; 157 vs 152 us at r = 1,
-/// BENCHMARKS.md).
-pub const WALK_2D_FROM_RADIUS: u32 = 3;
-
 /// Whether `f` runs a `dim`-D array under a mask of radius `radius` (x first): its own
 /// dimension, or one axis more as a batch when the mask is one element deep along it.
 fn takes(f: &Family, dim: usize, radius: [u32; 3]) -> bool {
@@ -256,16 +249,6 @@ impl Variant {
             },
             v => v,
         };
-        let walk = Variant::ImageFast.family().expect("concrete");
-        if self == Variant::Auto
-            && v == Variant::Conv2dFast
-            && dim == 2
-            && largest >= WALK_2D_FROM_RADIUS
-            && walk.check_radius(radius).is_ok()
-        {
-            // image_fast takes every mode; `Gpu::run` gives it the array as an image.
-            return Ok(Variant::ImageFast);
-        }
         let f = v.family().expect("concrete");
         if f.image {
             return Err(Error::OnlyForImages { variant: v });
@@ -466,10 +449,9 @@ mod tests {
             Variant::Auto.resolve_for(2, [1, 2, 0], Mode::Zero).unwrap(),
             Variant::Conv2dFast
         );
-        // From radius 3 (to image_fast's 4) a single plane walks down rows.
         assert_eq!(
             Variant::Auto.resolve_for(2, [4, 1, 0], Mode::Zero).unwrap(),
-            Variant::ImageFast
+            Variant::Conv2dFast
         );
         assert_eq!(
             Variant::Auto.resolve_for(3, [4, 4, 0], Mode::Zero).unwrap(),
@@ -504,8 +486,8 @@ mod tests {
         assert_eq!(auto(33, true), Variant::Conv2dBasic);
         assert_eq!(auto(31, false), Variant::Conv2dConst);
         assert_eq!(auto(2, false), Variant::Conv2dFast);
-        assert_eq!(auto(3, false), Variant::ImageFast);
-        assert_eq!(auto(4, false), Variant::ImageFast);
+        assert_eq!(auto(3, false), Variant::Conv2dFast);
+        assert_eq!(auto(4, false), Variant::Conv2dFast);
         assert_eq!(auto(5, false), Variant::Conv2dFast);
         // Named, image_fast still takes only images.
         assert!(matches!(

@@ -165,14 +165,8 @@ fn resolve_auto_follows_the_measured_order() {
     }
     // A 1x1 mask is one row tall: conv1d_fast on every row.
     assert_eq!(auto(2, 0), Variant::Conv1dFast);
-    // One plane at r = 3 and 4 walks down rows: image_fast, the array as a one-channel image.
     for r in 1..=8 {
-        let want = if (3..=4).contains(&r) {
-            Variant::ImageFast
-        } else {
-            Variant::Conv2dFast
-        };
-        assert_eq!(auto(2, r), want, "2D r={r}");
+        assert_eq!(auto(2, r), Variant::Conv2dFast, "2D r={r}");
     }
     for (rs, v) in [
         (&[9, 15][..], Variant::Conv2dTiledIn),
@@ -284,18 +278,9 @@ fn launch_shapes_of_auto_are_those_of_the_variant_it_picks() {
     ] {
         for &r in radii {
             let v = Variant::Auto.resolve(dim, r as usize).unwrap();
-            let want = if v.is_image() {
-                // Named, an image family refuses arrays; Auto gives it one channel.
-                let [h, w] = [shape[0] as u32, shape[1] as u32];
-                let p = layout::Problem {
-                    extent: [w, h, 1],
-                    radius: iso(dim, r),
-                    channels: 1,
-                };
-                (v.family().unwrap().launch_shape)(&p).unwrap()
-            } else {
-                launch_shape(v, shape, iso(dim, r)).unwrap()
-            };
+            // Arrays run array families: image families take only images.
+            assert!(!v.is_image(), "{dim}D r={r}: {v}");
+            let want = launch_shape(v, shape, iso(dim, r)).unwrap();
             assert_eq!(launch_shape(Variant::Auto, shape, iso(dim, r)).unwrap(), want);
         }
     }

@@ -147,8 +147,6 @@ fn auto_expected(dim: usize, r: usize) -> Variant {
         (3, 0) => Variant::Conv2dFast,
         (1, 17..=2047) => Variant::Conv1dTiled,
         (1, _) => Variant::Conv1dBasic,
-        // One plane at r = 3, 4 walks down rows: the array as a one-channel image.
-        (2, 3..=4) => Variant::ImageFast,
         (2, 0..=8) => Variant::Conv2dFast,
         (2, 9..=15) => Variant::Conv2dTiledIn,
         (2, 16..=31) => Variant::Conv2dConst,
