@@ -321,9 +321,9 @@ pub struct EdgeCell {
     fixed_rows: bool,
     /// The cells taps read are no more than the threads, one to a thread (the unread
     /// ones hold the fill value from [`fill_unread`]); else the pass stages every cell
-    /// each step, as in [`window`]. A flag of its own, not a third value of `at`: LLVM turned the two
-    /// tests of `at` into a jump table (an indexed constant load and an indirect branch
-    /// on every step of a border block, before its barrier).
+    /// each step, as in [`window`]. A flag of its own, not a third value of `at`: LLVM
+    /// turned the two tests of `at` into a jump table (an indexed constant load and an
+    /// indirect branch on every step of a border block, before its barrier).
     covered: bool,
 }
 
