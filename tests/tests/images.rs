@@ -71,6 +71,57 @@ fn u8_images_every_channel_count_width_and_pitch() {
     every_shape_and_pitch::<u8>(2);
 }
 
+/// Images wider than two of image_fast's 1024-element tiles, so that blocks stage
+/// windows wholly inside the image (the tests above are narrower than a tile): every
+/// channel count, u8 and f32, pitches whose rows start 8-byte aligned (u8 copied 8 pixels
+/// at a time), 4-byte aligned only (4 at a time) and unaligned (cell by cell), zero,
+/// reflect and constant ghost cells.
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn wide_images_stage_their_interior_windows() {
+    fn case<T: Pixel>(seed: u64) {
+        let gpu = gpu();
+        let size = std::mem::size_of::<T>();
+        for (channels, width) in [(1usize, 3300usize), (2, 1650), (3, 1100), (4, 830)] {
+            let img = random_image::<T>((70, width, channels), seed + channels as u64);
+            let row = width * channels * size;
+            for pitch in [None, Some(row + 8), Some(row + 4), Some(row + 3 * size)] {
+                let (n, mut p) = match pitch {
+                    None => (
+                        gpu.upload_image(img.view()).unwrap(),
+                        gpu.alloc_image(70, width, channels).unwrap(),
+                    ),
+                    Some(pitch) => (
+                        gpu.upload_image_pitched(img.view(), pitch).unwrap(),
+                        gpu.alloc_image_pitched(70, width, channels, pitch).unwrap(),
+                    ),
+                };
+                for radius in [1usize, 3] {
+                    let m = random_array((2 * radius + 1, 2 * radius + 1), seed + radius as u64);
+                    for mode in [Mode::Zero, Mode::Reflect, Mode::Constant(3.0)] {
+                        let opts = Options {
+                            variant: Variant::ImageFast,
+                            mode,
+                        };
+                        gpu.correlate_image_device(&n, m.view(), opts, &mut p).unwrap();
+                        check_image_against_reference(p.to_host().unwrap().view(), img.view(), m.view(), mode)
+                            .unwrap_or_else(|e| {
+                                panic!(
+                                    "{channels} channels, width {width}, pitch {pitch:?}, r = {radius}, {mode:?}: {e}"
+                                )
+                            });
+                    }
+                }
+            }
+        }
+    }
+    case::<u8>(80);
+    case::<f32>(90);
+}
+
 /// u8 outputs saturate at 0 and 255 and round to nearest: integer pixels and taps make
 /// every f32 sum exact, so the GPU must equal the reference exactly. Twice a pixel of 200
 /// is 400 -> 255; minus a pixel is negative -> 0; half of 5 is 2.5 -> 2 (ties to even)
