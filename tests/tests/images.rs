@@ -1,12 +1,30 @@
 //! Pitched multi-channel images (the book's `wbImage_t`) on every image variant: 1 to 4
 //! channels, odd widths, pitches the driver pads and odd ones the caller chooses, u8
 //! saturation at both ends, and agreement with the plain-array path.
-use gpuconv::{reference, Error, Mode, Options, Pixel, Variant};
+use gpuconv::image::DeviceImage;
+use gpuconv::{reference, Error, Gpu, Mode, Options, Pixel, Variant};
 use gpuconv_tests::{check_image_against_reference, gpu, random_array, random_image};
-use ndarray::{array, Array3, Axis};
+use ndarray::{array, Array3, ArrayView3, Axis};
 
 fn image_variants() -> impl Iterator<Item = Variant> {
     Variant::IMAGES.into_iter().chain([Variant::Auto])
+}
+
+/// `img` on the device and an output of its shape, both at the driver's pitch (`None`)
+/// or at `pitch` bytes a row.
+fn upload_with_output<'g, T: Pixel>(
+    gpu: &'g Gpu,
+    img: ArrayView3<T>,
+    pitch: Option<usize>,
+) -> (DeviceImage<'g, T>, DeviceImage<'g, T>) {
+    let (h, w, c) = img.dim();
+    match pitch {
+        None => (gpu.upload_image(img).unwrap(), gpu.alloc_image(h, w, c).unwrap()),
+        Some(pitch) => (
+            gpu.upload_image_pitched(img, pitch).unwrap(),
+            gpu.alloc_image_pitched(h, w, c, pitch).unwrap(),
+        ),
+    }
 }
 
 /// Every channel count, odd and even widths around the 128-element tiles, three pitches
@@ -25,16 +43,7 @@ fn every_shape_and_pitch<T: Pixel>(seed: u64) {
                         .into_iter()
                         .filter(|m| *m == Mode::Zero || v != Variant::ImageTiled)
                     {
-                        let (n, mut p) = match pitch {
-                            None => (
-                                gpu.upload_image(img.view()).unwrap(),
-                                gpu.alloc_image(37, width, channels).unwrap(),
-                            ),
-                            Some(pitch) => (
-                                gpu.upload_image_pitched(img.view(), pitch).unwrap(),
-                                gpu.alloc_image_pitched(37, width, channels, pitch).unwrap(),
-                            ),
-                        };
+                        let (n, mut p) = upload_with_output(&gpu, img.view(), pitch);
                         assert!(n.pitch() >= row, "pitch {} for rows of {row} bytes", n.pitch());
                         let opts = Options { variant: v, mode };
                         gpu.correlate_image_device(&n, m.view(), opts, &mut p).unwrap();
@@ -73,9 +82,9 @@ fn u8_images_every_channel_count_width_and_pitch() {
 
 /// Images wider than two of image_fast's 1024-element tiles, so that blocks stage
 /// windows wholly inside the image (the tests above are narrower than a tile): every
-/// channel count, u8 and f32, pitches whose rows start 8-byte aligned (u8 copied 8 pixels
-/// at a time), 4-byte aligned only (4 at a time) and unaligned (cell by cell), zero,
-/// reflect and constant ghost cells.
+/// channel count, u8 and f32, zero, reflect and constant ghost cells, at the driver's
+/// pitch and at a row plus 8, 4 and 3 pixels' bytes (for u8 the first three keep rows
+/// 4-pixel aligned, staged by groups; the rest, and f32's chosen pitches, cell by cell).
 #[test]
 #[cfg_attr(
     not(gpu_present),
@@ -89,16 +98,7 @@ fn wide_images_stage_their_interior_windows() {
             let img = random_image::<T>((70, width, channels), seed + channels as u64);
             let row = width * channels * size;
             for pitch in [None, Some(row + 8), Some(row + 4), Some(row + 3 * size)] {
-                let (n, mut p) = match pitch {
-                    None => (
-                        gpu.upload_image(img.view()).unwrap(),
-                        gpu.alloc_image(70, width, channels).unwrap(),
-                    ),
-                    Some(pitch) => (
-                        gpu.upload_image_pitched(img.view(), pitch).unwrap(),
-                        gpu.alloc_image_pitched(70, width, channels, pitch).unwrap(),
-                    ),
-                };
+                let (n, mut p) = upload_with_output(&gpu, img.view(), pitch);
                 for radius in [1usize, 3] {
                     let m = random_array((2 * radius + 1, 2 * radius + 1), seed + radius as u64);
                     for mode in [Mode::Zero, Mode::Reflect, Mode::Constant(3.0)] {
