@@ -24,13 +24,14 @@ const ROWS_AT_ONCE: u32 = THREADS / ROW_THREADS;
 // COL_Y, as `column_pass` needs.
 const _: () = assert!(ROW_X == patch::QX && THREADS.is_multiple_of(TILE_W) && STEP == (THREADS / TILE_W) * COL_Y);
 
-/// Filters the 32 staged input rows at `inb` along x into ring rows `first..first+32`.
+/// Filters the first `rows` (at most 32) staged input rows at `inb` along x into ring
+/// rows `first..first+rows`.
 ///
 /// # Safety
-/// `inb` is a staged buffer (`input_floats(R)`); `ring` holds `ring_rows(R)` rows of
-/// `TILE_W` floats.
+/// `inb` is a staged buffer (`input_floats(R)`) whose first `rows` rows are staged;
+/// `ring` holds `ring_rows(R)` rows of `TILE_W` floats.
 #[inline(always)]
-unsafe fn row_pass<const R: u32>(inb: *const f32, ring: *mut f32, first: u32) {
+unsafe fn row_pass<const R: u32>(inb: *const f32, ring: *mut f32, first: u32, rows: u32) {
     let tid = thread_x();
     let (col, r0) = (ROW_X * (tid % ROW_THREADS), tid / ROW_THREADS);
     // Rolled for large radii: unrolled, several rows' windows would be live at once.
@@ -41,6 +42,9 @@ unsafe fn row_pass<const R: u32>(inb: *const f32, ring: *mut f32, first: u32) {
     };
     for it in 0..passes {
         let row = r0 + it * ROWS_AT_ONCE;
+        if rows < STEP && row >= rows {
+            break; // (the same for the whole warp: a warp filters one row)
+        }
         let src = inb.wrapping_add((row * staged_w(R) + col) as usize);
         // SAFETY: inside the staged row (col + ROW_X + 2·pad <= staged_w), 16-byte aligned.
         let acc = unsafe { patch::filter_row::<R>(src, pad(R)) };
@@ -111,11 +115,19 @@ unsafe fn separable<const R: u32>(a: &ConvArgs) {
     let (x0, y0) = (block_x() * TILE_W, block_y() * chunk(R));
     let last = (y0 + chunk(R)).min(h);
     let steps = (last - y0).div_ceil(STEP) + lag(R);
+    // The outputs read input rows y0 - R .. last + R: where the lag's steps hold more
+    // than the 2R rows past the outputs (r = 2: 28 of the last step's 32 rows are not
+    // read, r = 8: 16), the last step stages and filters only those; the other steps
+    // keep 32, a constant (a run-time count in every step made r = 8 1% slower). The
+    // column pass's outputs past `last`, never stored, are the only ones that read the
+    // ring rows left unfiltered.
+    let tail = (last - y0 + 2 * R).saturating_sub((steps - 1) * STEP).min(STEP);
+    let trims = lag(R) * STEP > 2 * R;
     let s = shared_f32();
     let ring = s.wrapping_add(2 * input_floats(R) as usize);
     let base = shared_addr(s);
     // Step k's input rows are y0 - R + 32k .., filtered into ring rows 32k ...
-    let stage_step = |k: u32| {
+    let stage_step = |k: u32, rows: u32| {
         let win = stage::Window {
             plane: n,
             row_pitch: w,
@@ -125,7 +137,7 @@ unsafe fn separable<const R: u32>(a: &ConvArgs) {
             gx0: x0.wrapping_sub(pad(R)),
             gy0: (y0 + k * STEP).wrapping_sub(R),
             sw: staged_w(R),
-            sh: STEP,
+            sh: rows,
             mode: a.mode,
             fill: a.fill,
             ghost: false,
@@ -133,21 +145,36 @@ unsafe fn separable<const R: u32>(a: &ConvArgs) {
             inline_border: false,
         };
         // SAFETY: the kernel's contract covers the input; buffer k % 2 holds
-        // input_floats(R) = sw·sh floats; x0 and the pad are multiples of 4.
+        // input_floats(R) = sw·STEP >= sw·sh floats; x0 and the pad are multiples of 4.
         unsafe { stage::window(win, base + 4 * input_floats(R) * (k % 2), tid, THREADS) }
     };
-    stage_step(0);
+    if trims && steps == 1 {
+        stage_step(0, tail);
+    } else {
+        stage_step(0, STEP);
+    }
     cp_async_commit();
     for k in 0..steps {
         if k + 1 < steps {
-            stage_step(k + 1); // into the buffer step k - 1 read: freed by its barrier
+            // Into the buffer step k - 1 read: freed by its barrier.
+            if trims && k + 2 == steps {
+                stage_step(k + 1, tail);
+            } else {
+                stage_step(k + 1, STEP);
+            }
         }
         cp_async_commit();
         cp_async_wait::<1>(); // this thread's copies of step k landed
         sync_threads(); // ... and everyone's; the ring rows step k overwrites are read
         let inb = s.wrapping_add((input_floats(R) * (k % 2)) as usize);
         // SAFETY: buffer k % 2 holds step k's rows; the ring is inside the launch's memory.
-        unsafe { row_pass::<R>(inb, ring, k * STEP) };
+        unsafe {
+            if trims && k + 1 == steps {
+                row_pass::<R>(inb, ring, k * STEP, tail)
+            } else {
+                row_pass::<R>(inb, ring, k * STEP, STEP)
+            }
+        };
         sync_threads(); // the filtered rows are in the ring
         if k >= lag(R) {
             let o = k - lag(R);
