@@ -106,8 +106,8 @@ const AUTO_ORDER: [&[Variant]; 3] = [
 
 /// The smallest radius at which `Auto` runs a rank-1 mask on a separable family, per
 /// dimension. 2D: at r = 1 conv2d_fast runs near the copy (H200, 8192²: 137 us, 1.05x);
-/// from r = 2 the separable family's short chunks make it the faster (152 vs 159 us at
-/// r = 2, 153 vs 310 at r = 4, BENCHMARKS.md). 3D: `3(2r+1)` FMAs against `(2r+1)^3`
+/// from r = 2 the separable family's short chunks make it the faster (145 vs 154 us at
+/// r = 2, 146 vs 250 at r = 4, BENCHMARKS.md). 3D: `3(2r+1)` FMAs against `(2r+1)^3`
 /// win from r = 1 (BENCHMARKS.md).
 const fn separable_from_radius(dim: usize) -> u32 {
     if dim >= 3 {
