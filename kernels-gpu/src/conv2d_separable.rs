@@ -120,7 +120,9 @@ unsafe fn separable<const R: u32>(a: &ConvArgs) {
     // read, r = 8: 16), the last step stages and filters only those; the other steps
     // keep 32, a constant (a run-time count in every step made r = 8 1% slower). The
     // column pass's outputs past `last`, never stored, are the only ones that read the
-    // ring rows left unfiltered.
+    // ring rows left unfiltered. Each of the three calls below branches on the last step
+    // itself: folded into one helper called with `tail` or `STEP`, LLVM merged the two
+    // calls into one with a run-time count (`selp`), the slower code above.
     let tail = (last - y0 + 2 * R).saturating_sub((steps - 1) * STEP).min(STEP);
     let trims = lag(R) * STEP > 2 * R;
     let s = shared_f32();
