@@ -206,6 +206,11 @@ impl Mask {
         taps
     }
 
+    /// The taps, row-major.
+    pub(crate) fn taps(&self) -> &[f32] {
+        &self.taps
+    }
+
     /// The taps embedded, centred, in a mask of radius `r` on each of its first `dim`
     /// axes (zeros around): what a compiled-radius entry of a `dim`-D family reads. A
     /// batched call's mask is one element deep past `dim`, so its taps stay in order.

@@ -105,6 +105,16 @@ pub enum Error {
         /// The limit.
         max: usize,
     },
+    /// A variant that cannot take these pixels, this mask or this fill value (image_mma:
+    /// u8 pixels only, a mask whose sum of |taps| is finite, constant fills that are
+    /// integers of magnitude at most 255).
+    #[error("{variant} cannot run this call: {why} (image_fast or auto can)")]
+    ImageCallUnsupported {
+        /// The variant asked for.
+        variant: Variant,
+        /// What it does not take.
+        why: &'static str,
+    },
     /// The variant does not implement this ghost-cell policy.
     #[error("{variant} does not implement the {} ghost-cell mode ({why})", mode.name())]
     ModeUnsupported {

@@ -421,6 +421,21 @@ impl Gpu {
         let v = opts
             .variant
             .resolve_image(mask.radius, input.channels as u32, opts.mode)?;
+        let v = match (opts.variant, v) {
+            // Auto runs u8 images on the tensor cores where image_mma takes the call and is
+            // the faster (from radius 4).
+            (Variant::Auto, Variant::ImageFast)
+                if mask.radius.iter().max() >= Some(&layout::families::image_mma::AUTO_FROM_RADIUS)
+                    && mma_takes::<T>(mask, opts.mode).is_ok() =>
+            {
+                Variant::ImageMma
+            }
+            (_, Variant::ImageMma) => {
+                mma_takes::<T>(mask, opts.mode).map_err(|why| Error::ImageCallUnsupported { variant: v, why })?;
+                v
+            }
+            _ => v,
+        };
         if input.dim() != output.dim() {
             let (a, b) = (input.dim(), output.dim());
             return Err(Error::ShapeMismatch {
@@ -450,4 +465,22 @@ impl Gpu {
         self.launch_family(v, &problem, mask, opts.mode, buffers)?;
         Ok(v)
     }
+}
+
+/// Whether image_mma takes a call, or why not: it holds u8 pixels in fp16 and splits the
+/// taps on a grid set by their sum of |taps| (summed in f32, in the kernel's order), and
+/// a constant fill must be exact in that arithmetic.
+fn mma_takes<T: Pixel>(mask: &Mask, mode: Mode) -> std::result::Result<(), &'static str> {
+    if T::KIND != PixelKind::U8 {
+        return Err("it filters u8 images only (fp16 holds u8 pixels exactly, not f32)");
+    }
+    if !mask.taps().iter().fold(0.0f32, |s, t| s + t.abs()).is_finite() {
+        return Err("the mask's sum of |taps| must be a finite f32");
+    }
+    if let Mode::Constant(f) = mode {
+        if f.fract() != 0.0 || f.abs() > 255.0 {
+            return Err("a constant fill must be an integer from -255 to 255");
+        }
+    }
+    Ok(())
 }

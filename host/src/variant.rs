@@ -360,7 +360,10 @@ mod tests {
             Variant::ALL.len()
         );
         assert!(Variant::ALL_3D.contains(&Variant::Conv3dTiledIn));
-        assert_eq!(Variant::IMAGES, [Variant::ImageTiled, Variant::ImageFast]);
+        assert_eq!(
+            Variant::IMAGES,
+            [Variant::ImageTiled, Variant::ImageFast, Variant::ImageMma]
+        );
         assert!(!Variant::ALL_2D.contains(&Variant::ImageFast));
     }
 

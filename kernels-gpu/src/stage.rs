@@ -50,7 +50,7 @@ pub struct Window<P> {
 /// interleaved per pixel) reads under `mode`, in rows of `w` elements: the pixel maps,
 /// the channel stays; `u32::MAX` for the fill value.
 #[inline(always)]
-fn column(mode: u32, x: u32, w: u32, channels: u32) -> u32 {
+pub(crate) fn column(mode: u32, x: u32, w: u32, channels: u32) -> u32 {
     if x < w {
         return x;
     }

@@ -69,6 +69,9 @@ pub struct Family {
     /// `Some(max)`: one entry per channel count `1..=max`, compiled in (`<name>_c<C>_r<R>`);
     /// `None`: channels (if any) at run time.
     pub compiled_channels: Option<u32>,
+    /// It filters u8 images only (`image_mma`: fp16 holds u8 pixels exactly, not f32);
+    /// f32 images get a typed error.
+    pub u8_only: bool,
     /// It takes rank-1 masks as one 1D mask per axis (their taps in its mask storage one
     /// axis after the other, x first), not the full mask.
     pub separable: bool,

@@ -354,7 +354,18 @@ fn small_under_mask(dim: usize, cap: usize) -> BoxedStrategy<Case> {
 /// Ghost-cell modes for a variant: every mode (constant with a random value) where the
 /// variant implements them, else zero.
 pub fn mode_for(v: Variant) -> BoxedStrategy<Mode> {
-    if v.all_modes() {
+    if v.family().is_some_and(|f| f.u8_only) {
+        // image_mma takes integer fills only (u8 sums exact in fp16 products).
+        prop_oneof![
+            Just(Mode::Zero),
+            (-255i32..=255).prop_map(|f| Mode::Constant(f as f32)),
+            Just(Mode::Nearest),
+            Just(Mode::Reflect),
+            Just(Mode::Mirror),
+            Just(Mode::Wrap),
+        ]
+        .boxed()
+    } else if v.all_modes() {
         prop_oneof![
             Just(Mode::Zero),
             (-2.0f32..2.0).prop_map(Mode::Constant),

@@ -66,10 +66,21 @@ fn image_case<T: Pixel>(gpu: &gpuconv::Gpu, v: Variant, c: &ImageCase, mode: Mod
 
 fn prop_image(v: Variant) {
     let gpu = gpu();
+    let u8_only = v.family().is_some_and(|f| f.u8_only);
     let mut runner = TestRunner::new(proptest_config(CASES));
     let result = runner.run(
         &(case_image(v.max_radius().0), mode_for(v)),
         |(c, mode): (ImageCase, Mode)| {
+            // u8-only families (image_mma): u8, and 3 times as tall, past its 64-row tiles.
+            let c = if u8_only {
+                ImageCase {
+                    u8: true,
+                    height: 3 * c.height,
+                    ..c
+                }
+            } else {
+                c
+            };
             let r = if c.u8 {
                 image_case::<u8>(&gpu, v, &c, mode)
             } else {
@@ -118,6 +129,7 @@ variant_proptests! {
     conv3d_separable => Variant::Conv3dSeparable,
     image_tiled => Variant::ImageTiled,
     image_fast => Variant::ImageFast,
+    image_mma => Variant::ImageMma,
 }
 
 /// Runs without a GPU: the proptests above cover exactly the table's families, each

@@ -2,12 +2,16 @@
 //! channels, odd widths, pitches the driver pads and odd ones the caller chooses, u8
 //! saturation at both ends, and agreement with the plain-array path.
 use gpuconv::image::DeviceImage;
-use gpuconv::{reference, Error, Gpu, Mode, Options, Pixel, Variant};
+use gpuconv::{reference, Error, Gpu, Mode, Options, Pixel, PixelKind, Variant};
 use gpuconv_tests::{check_image_against_reference, gpu, random_array, random_image};
 use ndarray::{array, Array3, ArrayView3, Axis};
 
-fn image_variants() -> impl Iterator<Item = Variant> {
-    Variant::IMAGES.into_iter().chain([Variant::Auto])
+/// Every image variant that takes `T` pixels (image_mma: u8 only), and Auto.
+fn image_variants<T: Pixel>() -> impl Iterator<Item = Variant> {
+    Variant::IMAGES
+        .into_iter()
+        .filter(|v| T::KIND == PixelKind::U8 || !v.family().is_some_and(|f| f.u8_only))
+        .chain([Variant::Auto])
 }
 
 /// `img` on the device and an output of its shape, both at the driver's pitch (`None`)
@@ -38,7 +42,7 @@ fn every_shape_and_pitch<T: Pixel>(seed: u64) {
             let img = random_image::<T>((37, width, channels), seed + width as u64);
             let row = width * channels * std::mem::size_of::<T>();
             for pitch in [None, Some(row), Some(row + 3 * std::mem::size_of::<T>())] {
-                for v in image_variants() {
+                for v in image_variants::<T>() {
                     for mode in [Mode::Zero, Mode::Reflect]
                         .into_iter()
                         .filter(|m| *m == Mode::Zero || v != Variant::ImageTiled)
@@ -142,7 +146,7 @@ fn u8_outputs_saturate_and_round_to_nearest_even() {
     ];
     for m in &masks {
         let want = reference::correlate_image(img.view(), m.view(), Mode::Zero);
-        for v in image_variants() {
+        for v in image_variants::<u8>() {
             let got = gpu.correlate_image(img.view(), m.view(), Options::variant(v)).unwrap();
             assert_eq!(got, want, "{v}, mask {m:?}");
         }
@@ -320,4 +324,112 @@ fn bad_images_and_pitches_are_typed_errors() {
             ..
         })
     ));
+}
+
+/// image_mma (u8 on the tensor cores) on images tall and wide enough for tiles wholly
+/// inside them (64 rows × 256 bytes), every channel count, radii 0 to 4, every mode
+/// (constant with an integer fill), at the driver's pitch and at a row plus 1 and 3
+/// bytes (every row's alignment differs), with masks of mixed signs and magnitudes.
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn image_mma_tiles_inside_and_at_borders() {
+    let gpu = gpu();
+    for (channels, width) in [(1usize, 700usize), (2, 350), (3, 240), (4, 180)] {
+        let img = random_image::<u8>((150, width, channels), 500 + channels as u64);
+        let row = width * channels;
+        for pitch in [None, Some(row + 1), Some(row + 3)] {
+            let (n, mut p) = upload_with_output(&gpu, img.view(), pitch);
+            for radius in 0..=4usize {
+                let k = 2 * radius + 1;
+                let m = random_array((k, k), 600 + radius as u64).mapv(|t| t * 37.0);
+                for mode in [
+                    Mode::Zero,
+                    Mode::Constant(-7.0),
+                    Mode::Nearest,
+                    Mode::Reflect,
+                    Mode::Mirror,
+                    Mode::Wrap,
+                ] {
+                    let opts = Options {
+                        variant: Variant::ImageMma,
+                        mode,
+                    };
+                    gpu.correlate_image_device(&n, m.view(), opts, &mut p).unwrap();
+                    check_image_against_reference(p.to_host().unwrap().view(), img.view(), m.view(), mode)
+                        .unwrap_or_else(|e| {
+                            panic!("{channels} channels, width {width}, pitch {pitch:?}, r = {radius}, {mode:?}: {e}")
+                        });
+                }
+            }
+        }
+    }
+}
+
+/// image_mma refuses, with a typed error and the output untouched, what it cannot take
+/// exactly: f32 pixels, a mask whose sum of |taps| overflows f32, a fractional or
+/// out-of-range constant fill; Auto then runs image_fast and matches the reference.
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn image_mma_refuses_what_it_cannot_take_exactly() {
+    let gpu = gpu();
+    let f = random_image::<f32>((8, 9, 3), 1);
+    let m = random_array((3, 3), 2);
+    let named = |mode| Options {
+        variant: Variant::ImageMma,
+        mode,
+    };
+    assert!(matches!(
+        gpu.correlate_image(f.view(), m.view(), named(Mode::Zero)),
+        Err(Error::ImageCallUnsupported { .. })
+    ));
+    let img = random_image::<u8>((70, 300, 3), 3);
+    let huge = m.mapv(|t| t * 3e38);
+    let (n, mut p) = upload_with_output(&gpu, img.view(), None);
+    for (mask, mode) in [
+        (huge.view(), Mode::Zero),
+        (m.view(), Mode::Constant(2.5)),
+        (m.view(), Mode::Constant(300.0)),
+    ] {
+        let before = p.to_host().unwrap();
+        let got = gpu.correlate_image_device(&n, mask, named(mode), &mut p);
+        assert!(
+            matches!(got, Err(Error::ImageCallUnsupported { .. })),
+            "{mode:?}: {got:?}"
+        );
+        assert_eq!(
+            p.to_host().unwrap(),
+            before,
+            "a refused call leaves the output as it was"
+        );
+        let auto = Options {
+            variant: Variant::Auto,
+            mode,
+        };
+        assert_eq!(
+            gpu.correlate_image_device(&n, mask, auto, &mut p).unwrap(),
+            Variant::ImageFast
+        );
+        if let Mode::Constant(_) = mode {
+            // (Under the huge mask f32 sums overflow in every kernel: no reference check.)
+            check_image_against_reference(p.to_host().unwrap().view(), img.view(), mask, mode).unwrap();
+        }
+    }
+    // Where it takes the call, Auto runs u8 images on it from radius 4 (image_fast below).
+    let auto = Options::variant(Variant::Auto);
+    assert_eq!(
+        gpu.correlate_image_device(&n, m.view(), auto, &mut p).unwrap(),
+        Variant::ImageFast
+    );
+    let m3 = random_array((9, 9), 4);
+    assert_eq!(
+        gpu.correlate_image_device(&n, m3.view(), auto, &mut p).unwrap(),
+        Variant::ImageMma
+    );
+    check_image_against_reference(p.to_host().unwrap().view(), img.view(), m3.view(), Mode::Zero).unwrap();
 }

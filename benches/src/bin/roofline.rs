@@ -406,7 +406,11 @@ fn image_rows<T: gpuconv::Pixel>(
         });
         let fma_us = (side * side * 3 * k * k) as f64 / fma_per_us;
         for v in std::iter::once(Variant::Auto).chain(Variant::IMAGES) {
-            if !v.name().contains(&a.only) || v.resolve_image([r as u32, r as u32, 0], 3, Mode::Zero).is_err() {
+            let u8_only = v.family().is_some_and(|f| f.u8_only);
+            if !v.name().contains(&a.only)
+                || v.resolve_image([r as u32, r as u32, 0], 3, Mode::Zero).is_err()
+                || (u8_only && kind != Kind::ImageU8)
+            {
                 continue;
             }
             let opts = Options::variant(v);
@@ -580,6 +584,28 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
                     mode,
                 },
                 &mut oi,
+            )
+            .map(|_| ())
+        }),
+    )?;
+    let img8 = Array3::from_elem((side, side, 3), 128u8);
+    let di8 = gpu.upload_image(img8.view())?;
+    let mut oi8 = gpu.alloc_image::<u8>(side, side, 3)?;
+    // At r = 4, the radius Auto runs it from (image_mma::AUTO_FROM_RADIUS).
+    let mi4 = b::mask(2, 4).into_dimensionality::<ndarray::Ix2>()?;
+    modes_of(
+        "image_mma",
+        &format!("{side}x{side}x3 u8"),
+        4,
+        Box::new(|mode| {
+            gpu.correlate_image_device(
+                &di8,
+                mi4.view(),
+                Options {
+                    variant: Variant::ImageMma,
+                    mode,
+                },
+                &mut oi8,
             )
             .map(|_| ())
         }),

@@ -95,6 +95,7 @@ pub const FAMILY: Family = Family {
     batch: true,
     image: false,
     compiled_channels: None,
+    u8_only: false,
     separable: false,
     launch_shape,
     summary: "ours: compile-time radius, 4xK outputs per thread, cp.async staging",

@@ -62,6 +62,8 @@ macro_rules! with_families {
             image_tiled => ImageTiled,
             /// Pitched multi-channel image (u8 or f32), fastest: radius and channel count compiled in, every mode.
             image_fast => ImageFast,
+            /// Pitched u8 image on the tensor cores: fp16 Toeplitz products with split taps, every mode.
+            image_mma => ImageMma,
         }
     };
 }
