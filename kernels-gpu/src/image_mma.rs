@@ -440,7 +440,7 @@ unsafe fn filter<const R: u32, const C: u32>(a: &ConvArgs) {
                     // SAFETY: a word of the output tile.
                     let v = unsafe { load_shared_u32(out + oy * OUT_PITCH + 4 * q) };
                     let dst = p.wrapping_add(y as usize * pitch as usize + x as usize);
-                    if x + 4 <= wc && dst as usize % 4 == 0 {
+                    if x + 4 <= wc && (dst as usize).is_multiple_of(4) {
                         // SAFETY: 4 bytes of the row, aligned.
                         unsafe { store_word(dst, v) };
                     } else {
