@@ -147,10 +147,9 @@ fn images<T: gpuconv::Pixel>(c: &mut Criterion, gpu: &Gpu, side: usize, pixel: &
             2 * (side * side * 3 * std::mem::size_of::<T>()) as u64,
         ));
         for v in std::iter::once(Variant::Auto).chain(Variant::IMAGES) {
-            let u8_only = v.family().is_some_and(|f| f.u8_only);
             if v.resolve_image([r as u32, r as u32, 0], 3, gpuconv::Mode::Zero)
                 .is_err()
-                || (u8_only && !matches!(T::KIND, gpuconv::PixelKind::U8))
+                || !v.takes_pixels(T::KIND)
             {
                 continue;
             }

@@ -471,7 +471,7 @@ impl Gpu {
 /// taps on a grid set by their sum of |taps| (summed in f32, in the kernel's order), and
 /// a constant fill must be exact in that arithmetic.
 fn mma_takes<T: Pixel>(mask: &Mask, mode: Mode) -> std::result::Result<(), &'static str> {
-    if T::KIND != PixelKind::U8 {
+    if !Variant::ImageMma.takes_pixels(T::KIND) {
         return Err("it filters u8 images only (fp16 holds u8 pixels exactly, not f32)");
     }
     if !mask.taps().iter().fold(0.0f32, |s, t| s + t.abs()).is_finite() {

@@ -188,6 +188,13 @@ impl Variant {
         self.family().is_some_and(Family::all_modes)
     }
 
+    /// Whether the variant filters images of `kind` pixels (u8-only families: u8 alone;
+    /// every other variant: both; array variants take no images at all, see
+    /// [`Variant::resolve_image`]).
+    pub fn takes_pixels(self, kind: crate::PixelKind) -> bool {
+        kind == crate::PixelKind::U8 || !self.family().is_some_and(|f| f.u8_only)
+    }
+
     /// The PTX entry this variant runs for a mask of radius `radius` on every axis.
     pub fn entry(self, radius: usize) -> Option<String> {
         let f = self.family()?;

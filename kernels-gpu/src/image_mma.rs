@@ -13,8 +13,8 @@
 //! Geometry: `layout::families::image_mma`.
 use crate::device::*;
 use layout::families::image_mma::{
-    k_steps, table_bytes, window_pitch, window_rows, window_w, window_words, GROUPS, LO_SHIFT, MMA_M, OUT_PITCH,
-    STRIP_W, SUM_BITS, THREADS, TILE_H, TILE_W,
+    k_steps, table_bytes, window_bytes, window_pitch, window_rows, window_w, window_words, GROUPS, LO_SHIFT, MMA_M,
+    OUT_BYTES, OUT_PITCH, STRIP_W, SUM_BITS, THREADS, TILE_H, TILE_W,
 };
 use layout::mode::map_index;
 
@@ -134,21 +134,6 @@ unsafe fn load_word(p: *const u8) -> u32 {
     // SAFETY: per the contract.
     unsafe {
         core::arch::asm!("ld.global.nc.u32 {w}, [{p}];", w = out(reg32) w, p = in(reg64) p,
-            options(pure, readonly, nostack, preserves_flags));
-    }
-    w
-}
-
-/// Loads a byte from global memory.
-///
-/// # Safety
-/// `p` is readable.
-#[inline(always)]
-unsafe fn load_byte(p: *const u8) -> u32 {
-    let w: u32;
-    // SAFETY: per the contract.
-    unsafe {
-        core::arch::asm!("ld.global.nc.u8 {w}, [{p}];", w = out(reg32) w, p = in(reg64) p,
             options(pure, readonly, nostack, preserves_flags));
     }
     w
@@ -275,7 +260,7 @@ unsafe fn border_word(n: *const u8, pitch: u32, wc: u32, c: u32, mode: u32, fill
             fill_h
         } else {
             // SAFETY: row and col lie inside the image (mapped into it).
-            f16_bits(unsafe { load_byte(n.wrapping_add(row as usize * pitch as usize + col as usize)) } as f32)
+            f16_bits(unsafe { <u8 as Pixel>::load(n.wrapping_add(row as usize * pitch as usize + col as usize)) })
         };
     }
     // SAFETY: per the contract.
@@ -302,8 +287,8 @@ unsafe fn filter<const R: u32, const C: u32>(a: &ConvArgs) {
     );
     let taps = 2 * R + 1;
     let win = shared_addr(shared_f32());
-    let out = win + 2 * wr * wp;
-    let table = out + TILE_H * OUT_PITCH;
+    let out = win + window_bytes(R, C);
+    let table = out + OUT_BYTES;
 
     // The mask's scale, then the B fragments of every (mask row, k-step) for each lane:
     // b = {B[k][g], B[k+1][g]}, {B[k+8][g], B[k+9][g]} with k = 16·step + 2(l % 4),

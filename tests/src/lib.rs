@@ -354,7 +354,7 @@ fn small_under_mask(dim: usize, cap: usize) -> BoxedStrategy<Case> {
 /// Ghost-cell modes for a variant: every mode (constant with a random value) where the
 /// variant implements them, else zero.
 pub fn mode_for(v: Variant) -> BoxedStrategy<Mode> {
-    if v.family().is_some_and(|f| f.u8_only) {
+    if !v.takes_pixels(PixelKind::F32) {
         // image_mma takes integer fills only (u8 sums exact in fp16 products).
         prop_oneof![
             Just(Mode::Zero),

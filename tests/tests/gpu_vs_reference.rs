@@ -2,7 +2,7 @@
 //! `reference::tolerance(Σ|terms|, taps)`, on random shapes and radii (proptest, one
 //! test per family of the table); plus strided, reversed and permuted views, `Auto`
 //! across the fast kernels' range, reuse of device output buffers, and large inputs.
-use gpuconv::{reference, Mode, Options, Pixel, Variant};
+use gpuconv::{reference, Mode, Options, Pixel, PixelKind, Variant};
 use gpuconv_tests::{
     assert_matches_reference, case_for, case_image, check_against_reference, check_close,
     check_image_against_reference, gpu, mode_for, proptest_config, random_array, random_image, rank1_if_needed, Case,
@@ -66,7 +66,7 @@ fn image_case<T: Pixel>(gpu: &gpuconv::Gpu, v: Variant, c: &ImageCase, mode: Mod
 
 fn prop_image(v: Variant) {
     let gpu = gpu();
-    let u8_only = v.family().is_some_and(|f| f.u8_only);
+    let u8_only = !v.takes_pixels(PixelKind::F32);
     let mut runner = TestRunner::new(proptest_config(CASES));
     let result = runner.run(
         &(case_image(v.max_radius().0), mode_for(v)),

@@ -2,7 +2,7 @@
 //! channels, odd widths, pitches the driver pads and odd ones the caller chooses, u8
 //! saturation at both ends, and agreement with the plain-array path.
 use gpuconv::image::DeviceImage;
-use gpuconv::{reference, Error, Gpu, Mode, Options, Pixel, PixelKind, Variant};
+use gpuconv::{reference, Error, Gpu, Mode, Options, Pixel, Variant};
 use gpuconv_tests::{check_image_against_reference, gpu, random_array, random_image};
 use ndarray::{array, Array3, ArrayView3, Axis};
 
@@ -10,7 +10,7 @@ use ndarray::{array, Array3, ArrayView3, Axis};
 fn image_variants<T: Pixel>() -> impl Iterator<Item = Variant> {
     Variant::IMAGES
         .into_iter()
-        .filter(|v| T::KIND == PixelKind::U8 || !v.family().is_some_and(|f| f.u8_only))
+        .filter(|v| v.takes_pixels(T::KIND))
         .chain([Variant::Auto])
 }
 

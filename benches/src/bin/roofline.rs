@@ -406,10 +406,9 @@ fn image_rows<T: gpuconv::Pixel>(
         });
         let fma_us = (side * side * 3 * k * k) as f64 / fma_per_us;
         for v in std::iter::once(Variant::Auto).chain(Variant::IMAGES) {
-            let u8_only = v.family().is_some_and(|f| f.u8_only);
             if !v.name().contains(&a.only)
                 || v.resolve_image([r as u32, r as u32, 0], 3, Mode::Zero).is_err()
-                || (u8_only && kind != Kind::ImageU8)
+                || !v.takes_pixels(T::KIND)
             {
                 continue;
             }

@@ -86,6 +86,15 @@ pub const fn window_words(r: u32, c: u32) -> u32 {
     window_w(r, c) / 4
 }
 
+/// Shared bytes of a tile's window (fp16 cells); the output tile follows it.
+#[inline]
+pub const fn window_bytes(r: u32, c: u32) -> u32 {
+    2 * window_rows(r) * window_pitch(r, c)
+}
+
+/// Shared bytes of the output tile; the B table follows it.
+pub const OUT_BYTES: u32 = TILE_H * OUT_PITCH;
+
 /// Bytes of the B-fragment table: per mask row and k-step, 16 bytes per lane (hi and lo,
 /// 2 registers each).
 #[inline]
@@ -96,7 +105,7 @@ pub const fn table_bytes(r: u32, c: u32) -> u32 {
 /// Shared bytes of a block: the window, the output tile, the B table.
 #[inline]
 pub const fn shared_bytes(r: u32, c: u32) -> u32 {
-    2 * window_rows(r) * window_pitch(r, c) + TILE_H * OUT_PITCH + table_bytes(r, c)
+    window_bytes(r, c) + OUT_BYTES + table_bytes(r, c)
 }
 
 /// Blocks per SM the launch bounds ask for: as many as the shared memory allows (228 KiB
