@@ -215,6 +215,164 @@ pub unsafe fn store_shared_f4(addr: u32, v: [f32; 4]) {
     }
 }
 
+/// Loads a 32-bit word from shared memory (`ld.shared.u32`): raw u8 pixels that landed
+/// there, an output tile's bytes.
+///
+/// # Safety
+/// `addr` is a 4-byte aligned address inside the block's shared memory.
+#[inline(always)]
+pub unsafe fn load_shared_u32(addr: u32) -> u32 {
+    let w: u32;
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!("ld.shared.u32 {w}, [{a}];", w = out(reg32) w, a = in(reg32) addr,
+            options(readonly, nostack, preserves_flags));
+    }
+    w
+}
+
+/// Loads 16 bytes from shared memory as four words (`ld.shared.v4.u32`).
+///
+/// # Safety
+/// `addr` is a 16-byte aligned address inside the block's shared memory.
+#[inline(always)]
+pub unsafe fn load_shared_u32x4(addr: u32) -> [u32; 4] {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!("ld.shared.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];", p = in(reg32) addr,
+            a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+            options(readonly, nostack, preserves_flags));
+    }
+    [a, b, c, d]
+}
+
+/// Stores the low 16 bits of `v` to shared memory (`st.shared.u16`).
+///
+/// # Safety
+/// `addr` is a 2-byte aligned address inside the block's shared memory.
+#[inline(always)]
+pub unsafe fn store_shared_u16(addr: u32, v: u32) {
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!("st.shared.u16 [{p}], {v};", p = in(reg32) addr, v = in(reg16) v as u16,
+            options(nostack, preserves_flags));
+    }
+}
+
+/// Stores two words to shared memory (`st.shared.v2.u32`).
+///
+/// # Safety
+/// `addr` is an 8-byte aligned address inside the block's shared memory.
+#[inline(always)]
+pub unsafe fn store_shared_u32x2(addr: u32, a: u32, b: u32) {
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!("st.shared.v2.u32 [{p}], {{{a}, {b}}};", p = in(reg32) addr, a = in(reg32) a, b = in(reg32) b,
+            options(nostack, preserves_flags));
+    }
+}
+
+/// Stores four words to shared memory (`st.shared.v4.u32`).
+///
+/// # Safety
+/// `addr` is a 16-byte aligned address inside the block's shared memory.
+#[inline(always)]
+pub unsafe fn store_shared_u32x4(addr: u32, v: [u32; 4]) {
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!("st.shared.v4.u32 [{p}], {{{a}, {b}, {c}, {d}}};", p = in(reg32) addr,
+            a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3],
+            options(nostack, preserves_flags));
+    }
+}
+
+/// Loads one byte of global memory, zero-extended (`ld.global.u8`).
+///
+/// # Safety
+/// `p` points to a readable byte of global memory.
+#[inline(always)]
+pub unsafe fn load_global_u8(p: *const u8) -> u32 {
+    let v: u32;
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!("ld.global.u8 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
+            options(pure, readonly, nostack, preserves_flags));
+    }
+    v
+}
+
+/// Loads 4 bytes of global memory as a word (`ld.global.u32`).
+///
+/// # Safety
+/// `p` is 4-byte aligned with 4 readable bytes of global memory.
+#[inline(always)]
+pub unsafe fn load_global_u32(p: *const u8) -> u32 {
+    let w: u32;
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!("ld.global.u32 {w}, [{p}];", w = out(reg32) w, p = in(reg64) p,
+            options(pure, readonly, nostack, preserves_flags));
+    }
+    w
+}
+
+/// Loads 4 bytes of global memory as a word through the read-only path
+/// (`ld.global.nc.u32`): for inputs no thread of the launch writes.
+///
+/// # Safety
+/// As [`load_global_u32`], and nothing writes those bytes during the launch.
+#[inline(always)]
+pub unsafe fn load_global_nc_u32(p: *const u8) -> u32 {
+    let w: u32;
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!("ld.global.nc.u32 {w}, [{p}];", w = out(reg32) w, p = in(reg64) p,
+            options(pure, readonly, nostack, preserves_flags));
+    }
+    w
+}
+
+/// Stores the low byte of `w` to global memory (`st.global.u8`).
+///
+/// # Safety
+/// `p` points to a writable byte of global memory.
+#[inline(always)]
+pub unsafe fn store_global_u8(p: *mut u8, w: u32) {
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!("st.global.u8 [{p}], {w};", p = in(reg64) p, w = in(reg32) w,
+            options(nostack, preserves_flags));
+    }
+}
+
+/// Stores a word to global memory (`st.global.u32`).
+///
+/// # Safety
+/// `p` is 4-byte aligned with 4 writable bytes of global memory.
+#[inline(always)]
+pub unsafe fn store_global_u32(p: *mut u8, w: u32) {
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!("st.global.u32 [{p}], {w};", p = in(reg64) p, w = in(reg32) w,
+            options(nostack, preserves_flags));
+    }
+}
+
+/// Stores four words to global memory (`st.global.v4.u32`).
+///
+/// # Safety
+/// `p` is 16-byte aligned with 16 writable bytes of global memory.
+#[inline(always)]
+pub unsafe fn store_global_u32x4(p: *mut u8, v: [u32; 4]) {
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!("st.global.v4.u32 [{p}], {{{a}, {b}, {c}, {d}}};", p = in(reg64) p,
+            a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3],
+            options(nostack, preserves_flags));
+    }
+}
+
 /// A float rounded to nearest (ties to even) and saturated to 0..=255, NaN to 0
 /// (`cvt.rni.sat.u8.f32`, what NPP's 8-bit filters do), in the low byte: callers read
 /// only that byte (`st.global.u8`, [`prmt`]), so no mask is spent on the others.
@@ -361,12 +519,8 @@ impl Pixel for u8 {
     }
     #[inline(always)]
     unsafe fn widen4(dst: u32, raw: u32) {
-        let w: u32;
         // SAFETY: per the trait's contract: 4 landed bytes at `raw`.
-        unsafe {
-            core::arch::asm!("ld.shared.u32 {w}, [{a}];", w = out(reg32) w, a = in(reg32) raw,
-                options(readonly, nostack, preserves_flags));
-        }
+        let w = unsafe { load_shared_u32(raw) };
         let b = |k: u32| ((w >> (8 * k)) & 0xff) as f32;
         // SAFETY: per the trait's contract.
         unsafe { store_shared_f4(dst, [b(0), b(1), b(2), b(3)]) }
@@ -378,23 +532,15 @@ impl Pixel for u8 {
     }
     #[inline(always)]
     unsafe fn widen1(dst: u32, raw: u32, byte: u32) {
-        let w: u32;
         // SAFETY: per the trait's contract: a landed word at `raw`.
-        unsafe {
-            core::arch::asm!("ld.shared.u32 {w}, [{a}];", w = out(reg32) w, a = in(reg32) raw,
-                options(readonly, nostack, preserves_flags));
-        }
+        let w = unsafe { load_shared_u32(raw) };
         // SAFETY: per the trait's contract.
         unsafe { store_shared(dst, ((w >> (8 * (byte & 3))) & 0xff) as f32) }
     }
     #[inline(always)]
     unsafe fn stage4(dst: u32, src: *const u8) {
-        let w: u32;
         // SAFETY: per the trait's contract: 4 readable bytes, 4-byte aligned.
-        unsafe {
-            core::arch::asm!("ld.global.u32 {w}, [{p}];", w = out(reg32) w, p = in(reg64) src,
-                options(pure, readonly, nostack, preserves_flags));
-        }
+        let w = unsafe { load_global_u32(src) };
         let b = |k: u32| ((w >> (8 * k)) & 0xff) as f32;
         // SAFETY: per the trait's contract.
         unsafe { store_shared_f4(dst, [b(0), b(1), b(2), b(3)]) }
@@ -406,13 +552,8 @@ impl Pixel for u8 {
     }
     #[inline(always)]
     unsafe fn load(p: *const u8) -> f32 {
-        let v: u32;
         // SAFETY: per the trait's contract: one readable byte.
-        unsafe {
-            core::arch::asm!("ld.global.u8 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
-                options(pure, readonly, nostack, preserves_flags));
-        }
-        v as f32
+        unsafe { load_global_u8(p) as f32 }
     }
     #[inline(always)]
     unsafe fn store4(p: *mut u8, v: [f32; 4]) {
@@ -422,18 +563,12 @@ impl Pixel for u8 {
             0x5410,
         );
         // SAFETY: per the trait's contract: 4 writable bytes, 4-byte aligned.
-        unsafe {
-            core::arch::asm!("st.global.u32 [{p}], {w};", p = in(reg64) p, w = in(reg32) w,
-                options(nostack, preserves_flags));
-        }
+        unsafe { store_global_u32(p, w) }
     }
     #[inline(always)]
     unsafe fn store1(p: *mut u8, v: f32) {
         // SAFETY: per the trait's contract: one writable byte.
-        unsafe {
-            core::arch::asm!("st.global.u8 [{p}], {w};", p = in(reg64) p, w = in(reg32) u8_sat(v),
-                options(nostack, preserves_flags));
-        }
+        unsafe { store_global_u8(p, u8_sat(v)) }
     }
 }
 

@@ -124,21 +124,6 @@ fn split(v: f32) -> (u32, u32) {
     (hi, f16_bits(rest * pow2(LO_SHIFT)))
 }
 
-/// Loads 4 bytes from global memory (`ld.global.nc.u32`: the input is read-only here).
-///
-/// # Safety
-/// `p` is 4-byte aligned with 4 readable bytes.
-#[inline(always)]
-unsafe fn load_word(p: *const u8) -> u32 {
-    let w: u32;
-    // SAFETY: per the contract.
-    unsafe {
-        core::arch::asm!("ld.global.nc.u32 {w}, [{p}];", w = out(reg32) w, p = in(reg64) p,
-            options(pure, readonly, nostack, preserves_flags));
-    }
-    w
-}
-
 /// The 4 bytes of a word as fp16 pairs (bytes 0, 1 and 2, 3): each byte `b` becomes the
 /// fp16 `1024 + b` by its bit pattern, less 1024 (exact).
 #[inline(always)]
@@ -153,87 +138,6 @@ fn widen(w: u32) -> (u32, u32) {
         d
     };
     (magic(prmt(w, 0, 0x4140)), magic(prmt(w, 0, 0x4342)))
-}
-
-/// # Safety
-/// `addr` is a 4-byte aligned shared address inside the block's dynamic shared memory.
-#[inline(always)]
-unsafe fn store_shared_u32x2(addr: u32, a: u32, b: u32) {
-    // SAFETY: per the contract (8-byte aligned by the callers).
-    unsafe {
-        core::arch::asm!("st.shared.v2.u32 [{p}], {{{a}, {b}}};", p = in(reg32) addr, a = in(reg32) a, b = in(reg32) b,
-            options(nostack, preserves_flags));
-    }
-}
-
-/// # Safety
-/// `addr` is a 16-byte aligned shared address inside the block's dynamic shared memory.
-#[inline(always)]
-unsafe fn store_shared_u32x4(addr: u32, v: [u32; 4]) {
-    // SAFETY: per the contract.
-    unsafe {
-        core::arch::asm!("st.shared.v4.u32 [{p}], {{{a}, {b}, {c}, {d}}};", p = in(reg32) addr,
-            a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3],
-            options(nostack, preserves_flags));
-    }
-}
-
-/// # Safety
-/// `addr` is a 16-byte aligned shared address inside the block's dynamic shared memory.
-#[inline(always)]
-unsafe fn load_shared_u32x4(addr: u32) -> [u32; 4] {
-    let (a, b, c, d): (u32, u32, u32, u32);
-    // SAFETY: per the contract.
-    unsafe {
-        core::arch::asm!("ld.shared.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];", p = in(reg32) addr,
-            a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
-            options(readonly, nostack, preserves_flags));
-    }
-    [a, b, c, d]
-}
-
-/// # Safety
-/// `addr` is a 2-byte aligned shared address inside the block's dynamic shared memory.
-#[inline(always)]
-unsafe fn store_shared_u16(addr: u32, v: u32) {
-    // SAFETY: per the contract.
-    unsafe {
-        core::arch::asm!("st.shared.u16 [{p}], {v};", p = in(reg32) addr, v = in(reg16) v as u16,
-            options(nostack, preserves_flags));
-    }
-}
-
-/// # Safety
-/// `addr` is a 4-byte aligned shared address inside the block's dynamic shared memory.
-#[inline(always)]
-unsafe fn load_shared_u32(addr: u32) -> u32 {
-    let w: u32;
-    // SAFETY: per the contract.
-    unsafe {
-        core::arch::asm!("ld.shared.u32 {w}, [{p}];", p = in(reg32) addr, w = out(reg32) w,
-            options(readonly, nostack, preserves_flags));
-    }
-    w
-}
-
-/// # Safety
-/// `p` is 4-byte aligned with 4 writable bytes.
-#[inline(always)]
-unsafe fn store_word(p: *mut u8, w: u32) {
-    // SAFETY: per the contract.
-    unsafe {
-        core::arch::asm!("st.global.u32 [{p}], {w};", p = in(reg64) p, w = in(reg32) w, options(nostack, preserves_flags));
-    }
-}
-
-/// # Safety
-/// `p` is writable.
-#[inline(always)]
-unsafe fn store_byte(p: *mut u8, w: u32) {
-    // SAFETY: per the contract.
-    unsafe {
-        core::arch::asm!("st.global.u8 [{p}], {w};", p = in(reg64) p, w = in(reg32) w, options(nostack, preserves_flags));
-    }
 }
 
 /// Window word `(sy, q)` of a tile at a border, cell by cell: each of its 4 columns
@@ -370,8 +274,8 @@ unsafe fn filter<const R: u32, const C: u32>(a: &ConvArgs) {
                             // SAFETY: interior: both aligned words lie inside the row's
                             // bytes (gx0 >= 3, gx0 + ww + 4 <= wc).
                             unsafe {
-                                lo[i as usize] = load_word(al);
-                                hi[i as usize] = load_word(al.wrapping_add(4));
+                                lo[i as usize] = load_global_nc_u32(al);
+                                hi[i as usize] = load_global_nc_u32(al.wrapping_add(4));
                             }
                         }
                     }
@@ -427,12 +331,12 @@ unsafe fn filter<const R: u32, const C: u32>(a: &ConvArgs) {
                     let dst = p.wrapping_add(y as usize * pitch as usize + x as usize);
                     if x + 4 <= wc && (dst as usize).is_multiple_of(4) {
                         // SAFETY: 4 bytes of the row, aligned.
-                        unsafe { store_word(dst, v) };
+                        unsafe { store_global_u32(dst, v) };
                     } else {
                         for k in 0..4 {
                             if x + k < wc {
                                 // SAFETY: a byte of the row.
-                                unsafe { store_byte(dst.wrapping_add(k as usize), v >> (8 * k)) };
+                                unsafe { store_global_u8(dst.wrapping_add(k as usize), v >> (8 * k)) };
                             }
                         }
                     }
