@@ -42,7 +42,7 @@ fn cargo() -> Command {
 }
 
 /// Runs `cmd`, failing with its name if it cannot start or exits non-zero.
-fn check(mut cmd: Command) -> Result<()> {
+pub(crate) fn check(mut cmd: Command) -> Result<()> {
     let status = cmd.status().map_err(|e| format!("{cmd:?}: {e}"))?;
     if !status.success() {
         return Err(format!("{cmd:?} failed: {status}").into());
@@ -51,20 +51,37 @@ fn check(mut cmd: Command) -> Result<()> {
 }
 
 /// An executable cargo reports building.
-struct Built {
+pub(crate) struct Built {
     /// Target name.
-    name: String,
+    pub(crate) name: String,
     /// Package id.
     package: String,
     /// Target kinds (`lib`, `bin`, `test`, `bench`).
     kinds: Vec<String>,
     /// The file.
-    exe: PathBuf,
+    pub(crate) exe: PathBuf,
 }
 
 /// The executables cargo reports building in a `--message-format=json` run of `args`.
-fn built_executables(root: &Path, args: &[&str]) -> Result<Vec<Built>> {
-    let out = cargo()
+pub(crate) fn built_executables(root: &Path, args: &[&str]) -> Result<Vec<Built>> {
+    built_executables_in(root, args, None, root)
+}
+
+/// As [`built_executables`] for a checkout of another revision at `root`, into the
+/// cargo target folder `target` if given, linking against `home`'s CUDA stub (git-ignored,
+/// so a fresh worktree lacks it).
+pub(crate) fn built_executables_in(
+    root: &Path,
+    args: &[&str],
+    target: Option<&Path>,
+    home: &Path,
+) -> Result<Vec<Built>> {
+    let mut cmd = cargo();
+    if let Some(t) = target {
+        cmd.env("CARGO_TARGET_DIR", t);
+    }
+    cmd.env("CUDA_LIBRARY_PATH", home.join("tools").join("cuda-link"));
+    let out = cmd
         .current_dir(root)
         .env("GPUCONV_GPU_TESTS", "1")
         .args(args)
@@ -191,13 +208,13 @@ pub fn bundle(root: &Path) -> Result<()> {
 }
 
 /// The folder logs go to: `$OUT` (the device tool's return folder) or a temporary one.
-fn log_dir() -> PathBuf {
+pub(crate) fn log_dir() -> PathBuf {
     std::env::var_os("OUT").map_or_else(|| PathBuf::from("/tmp/gpuconv-logs"), PathBuf::from)
 }
 
 /// Runs `cmd`, appending its stdout and stderr to `log`, echoing the lines `show` picks
 /// to this process's stdout. Returns whether it succeeded.
-fn logged(mut cmd: Command, log: &Path, show: impl Fn(&str) -> bool) -> Result<bool> {
+pub(crate) fn logged(mut cmd: Command, log: &Path, show: impl Fn(&str) -> bool) -> Result<bool> {
     let mut file = fs::OpenOptions::new().create(true).append(true).open(log)?;
     writeln!(file, "\n$ {cmd:?}")?;
     let mut child = cmd

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod ab;
 mod device;
 mod ptx;
 mod ptxas;
@@ -47,6 +48,32 @@ enum Task {
         #[arg(long, default_value = "fast")]
         ncu_only: String,
     },
+    /// Build the roofline report (and the test binaries `--tests` names) of each
+    /// revision into `.ab/` and pack `.ab.tgz`, to time them alternating in one GPU run.
+    Ab {
+        /// Test binaries of gpuconv-tests to build per revision (e.g. `images`).
+        #[arg(long, value_delimiter = ',')]
+        tests: Vec<String>,
+        /// `NAME=REV` (a git revision, or `.` for the working tree as it is); the first
+        /// is the baseline of the ratios.
+        #[arg(required = true, value_parser = ab::parse_build)]
+        builds: Vec<ab::Build>,
+    },
+    /// On the GPU machine, with `.ab/` unpacked: each build's roofline report in turn,
+    /// `--rounds` times, then each build's test binaries; a table of the medians.
+    AbRun {
+        /// Rounds of the builds' reports.
+        #[arg(long, default_value_t = 2)]
+        rounds: usize,
+        /// Timed launches per case.
+        #[arg(long, default_value_t = 10)]
+        reps: usize,
+        /// The variants timed (a substring of their names, as roofline's `--only`).
+        #[arg(long)]
+        only: String,
+        /// Passed to the test binaries (a name filter).
+        test_filter: Vec<String>,
+    },
     /// clippy on the device crate for nvptx64, warnings denied.
     ClippyDevice(ArchArg),
     /// Every GPU-free kernel check CI runs (ptx + ptxas + clippy-device).
@@ -79,6 +106,13 @@ fn run(cli: Cli) -> Result<()> {
             let path = ptx::build_and_check(&root, &a.arch)?;
             ptxas::run(&path, &a.arch)
         }
+        Task::Ab { tests, builds } => ab::bundle(&root, &builds, &tests),
+        Task::AbRun {
+            rounds,
+            reps,
+            only,
+            test_filter,
+        } => ab::run(rounds, reps, &only, &test_filter),
         Task::ClippyDevice(a) => ptx::clippy(&root, &a.arch),
         Task::Bundle => device::bundle(&root),
         Task::Device {
