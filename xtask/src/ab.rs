@@ -242,7 +242,7 @@ pub fn summary(names: &[String], times: &BTreeMap<CaseKey, Vec<Vec<f64>>>) -> St
 
 /// `xtask ab-run` on the GPU machine, from the folder holding `.ab/`: the builds'
 /// roofline reports alternating for `rounds` rounds, then their test binaries.
-pub fn run(rounds: usize, reps: usize, only: &str, test_filter: &[String]) -> Result<()> {
+pub fn run(rounds: usize, reps: usize, only: &[String], test_filter: &[String]) -> Result<()> {
     let d = PathBuf::from(AB);
     let listing =
         fs::read_to_string(d.join("builds")).map_err(|e| format!("{AB}/builds: {e} (unpack .ab.tgz here)"))?;
@@ -258,22 +258,17 @@ pub fn run(rounds: usize, reps: usize, only: &str, test_filter: &[String]) -> Re
     let mut ok = true;
     for round in 0..rounds {
         for (i, name) in names.iter().enumerate() {
-            println!("===== round {} of {rounds}: {name}", round + 1);
-            let before = fs::read_to_string(&log)?.len();
-            let mut c = Command::new(d.join(name).join("roofline"));
-            c.args([
-                "--reps",
-                &reps.to_string(),
-                "--no-tables",
-                "--only",
-                only,
-                "--chart",
-                "/tmp/ab.svg",
-            ]);
-            ok &= logged(c, &log, |l| l.starts_with("ours=") || l.contains("NO GPU"))?;
-            for (key, us) in parse_ours(&fs::read_to_string(&log)?[before..]) {
-                let per_build = times.entry(key).or_insert_with(|| vec![Vec::new(); names.len()]);
-                per_build[i].push(us);
+            for only in only {
+                println!("===== round {} of {rounds}: {name}, {only}", round + 1);
+                let before = fs::read_to_string(&log)?.len();
+                let mut c = Command::new(d.join(name).join("roofline"));
+                c.args(["--reps", &reps.to_string(), "--no-tables", "--only", only])
+                    .args(["--chart", "/tmp/ab.svg"]);
+                ok &= logged(c, &log, |l| l.starts_with("ours=") || l.contains("NO GPU"))?;
+                for (key, us) in parse_ours(&fs::read_to_string(&log)?[before..]) {
+                    let per_build = times.entry(key).or_insert_with(|| vec![Vec::new(); names.len()]);
+                    per_build[i].push(us);
+                }
             }
         }
     }

@@ -68,9 +68,10 @@ enum Task {
         /// Timed launches per case.
         #[arg(long, default_value_t = 10)]
         reps: usize,
-        /// The variants timed (a substring of their names, as roofline's `--only`).
-        #[arg(long)]
-        only: String,
+        /// The variants timed (a substring of their names, as roofline's `--only`; a
+        /// comma-separated list runs the report once per item).
+        #[arg(long, required = true, value_delimiter = ',')]
+        only: Vec<String>,
         /// Passed to the test binaries (a name filter).
         test_filter: Vec<String>,
     },
