@@ -13,7 +13,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::device::{built_executables_in, check, log_dir, logged};
+use crate::device::{built_executables_in, check, log_dir, logged, strip_and_pack};
 use crate::Result;
 
 /// The A/B bundle folder, relative to the repository root (git-ignored).
@@ -129,21 +129,11 @@ pub fn bundle(root: &Path, builds: &[Build], tests: &[String]) -> Result<()> {
     }
     fs::write(out.join("builds"), &listing)?;
     fs::copy(std::env::current_exe()?, out.join("xtask"))?;
-    for e in walk(&out)? {
-        if e.file_name().is_some_and(|n| n != "builds") {
-            check({
-                let mut c = Command::new("strip");
-                c.arg(&e);
-                c
-            })?;
-        }
-    }
-    let tgz = root.join(format!("{AB}.tgz"));
-    check({
-        let mut c = Command::new("tar");
-        c.current_dir(root).arg("czf").arg(&tgz).arg(AB);
-        c
-    })?;
+    let exes: Vec<PathBuf> = walk(&out)?
+        .into_iter()
+        .filter(|e| e.file_name().is_some_and(|n| n != "builds"))
+        .collect();
+    let tgz = strip_and_pack(root, AB, &exes)?;
     let size = fs::metadata(&tgz)?.len();
     print!("{listing}");
     println!("ab: {} ({size} bytes; the device tool carries 64 MiB)", tgz.display());

@@ -184,27 +184,37 @@ pub fn bundle(root: &Path) -> Result<()> {
             copy(&p, out.join("peers").join(p.file_name().unwrap()))?;
         }
     }
-    // Symbols are of no use on the GPU machine; the bundle must stay under the device
-    // tool's 64 MiB.
+    let mut exes = Vec::new();
     for e in fs::read_dir(&out)?.chain(fs::read_dir(out.join("tests"))?) {
         let p = e?.path();
         if p.is_file() && p.extension().is_none() {
-            check({
-                let mut c = Command::new("strip");
-                c.arg(&p);
-                c
-            })?;
+            exes.push(p);
         }
     }
-    let tgz = root.join(format!("{BUNDLE}.tgz"));
-    check({
-        let mut c = Command::new("tar");
-        c.current_dir(root).arg("czf").arg(&tgz).arg(BUNDLE);
-        c
-    })?;
+    let tgz = strip_and_pack(root, BUNDLE, &exes)?;
     println!("bundle: {} ({} bytes)", tgz.display(), fs::metadata(&tgz)?.len());
     println!("on the GPU machine: tar xzf {BUNDLE}.tgz && {BUNDLE}/xtask device tests sanitize main roofline peers criterion");
     Ok(())
+}
+
+/// Strips the executables `exes` (symbols are of no use on the GPU machine, and what it
+/// carries must stay under the device tool's 64 MiB) and packs the folder `folder` of
+/// `root` as `folder.tgz`, which it returns.
+pub(crate) fn strip_and_pack(root: &Path, folder: &str, exes: &[PathBuf]) -> Result<PathBuf> {
+    for p in exes {
+        check({
+            let mut c = Command::new("strip");
+            c.arg(p);
+            c
+        })?;
+    }
+    let tgz = root.join(format!("{folder}.tgz"));
+    check({
+        let mut c = Command::new("tar");
+        c.current_dir(root).arg("czf").arg(&tgz).arg(folder);
+        c
+    })?;
+    Ok(tgz)
 }
 
 /// The folder logs go to: `$OUT` (the device tool's return folder) or a temporary one.
