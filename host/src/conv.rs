@@ -429,11 +429,28 @@ impl Gpu {
         if input.is_empty() {
             return Err(Error::EmptyInput);
         }
-        opts.variant.resolve_mask(dim, mask.radius, mask.rank1(), opts.mode)?;
+        if opts
+            .variant
+            .resolve_host(dim, mask.radius, mask.rank1(), opts.mode)?
+            .padded
+        {
+            return self.padded_on_host(input, mask, opts.mode);
+        }
         let n = self.upload(input)?;
         let mut p = self.alloc(n.raw_dim())?;
         self.run(&n, &mask, opts, &mut p)?;
         p.to_host()
+    }
+
+    /// `Auto` under a mode no kernel that implements it takes the mask for: the input
+    /// padded on the host by the mask's radii under `mode` ([`crate::pad::pad`]), run
+    /// with zero ghost cells (which then read what the mode reads), cropped back.
+    fn padded_on_host<D: Dimension>(&self, input: ArrayView<f32, D>, mask: Mask, mode: Mode) -> Result<Array<f32, D>> {
+        // Outermost axis first, as the array's shape.
+        let by: Vec<usize> = (0..input.ndim()).rev().map(|a| mask.radius[a] as usize).collect();
+        let padded = crate::pad::pad(input, &by, mode)?;
+        let out = self.on_host(padded.view(), mask, Options::default())?;
+        Ok(crate::pad::crop(out.view(), &by))
     }
 
     /// The one path to a convolution launch: checks, launch shape from the family's row,

@@ -395,7 +395,8 @@ impl Gpu {
     /// Auto's way on when no image kernel takes the mask and mode (image_fast: radii up
     /// to 4; image_tiled: zero ghost cells): each channel as a 2D f32 array through the
     /// array kernels' Auto (conv2d_fast up to radius 8, conv2d_separable for rank-1 masks
-    /// up to 32, every mode), then back to the pixel type as the image kernels store it.
+    /// up to 32, every mode; past them each plane padded on the host by the mode), then
+    /// back to the pixel type as the image kernels store it.
     fn image_by_planes<T: Pixel>(&self, img: ArrayView3<T>, mask: Mask, mode: Mode) -> Result<Array3<T>> {
         let mut out = Array3::<T>::default(img.dim());
         let opts = Options {

@@ -23,6 +23,7 @@ pub mod gpu;
 pub mod image;
 pub mod imageio;
 pub mod masks;
+pub mod pad;
 pub mod reference;
 pub mod roofline;
 pub mod variant;

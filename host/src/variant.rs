@@ -271,18 +271,49 @@ impl Variant {
             return Err(Error::ModeUnsupported {
                 variant: self,
                 mode,
-                why: "the textbook kernels keep the book's zero ghost cells; the fast kernels implement every mode",
+                why: if self == Variant::Auto {
+                    "no kernel that implements it takes this mask; on host arrays Auto pads the input on the host instead"
+                } else {
+                    "the textbook kernels keep the book's zero ghost cells; the fast kernels implement every mode"
+                },
             });
         }
         Ok(v)
     }
+
+    /// What a call on host arrays (`Gpu::correlate`, ...) runs. As
+    /// [`Variant::resolve_mask`], but `Auto` under a mode that no kernel implementing it
+    /// takes the mask for (2D general masks past radius 8, 3D past 3, 1D past 16) pads
+    /// the input on the host by the mask's radii under the mode and runs the zero-mode
+    /// `Auto` kernel on it ([`crate::pad`]): `padded` is then true.
+    pub fn resolve_host(self, dim: usize, radius: [u32; 3], rank1: bool, mode: Mode) -> Result<HostRun> {
+        match self.resolve_mask(dim, radius, rank1, mode) {
+            Ok(variant) => Ok(HostRun { variant, padded: false }),
+            Err(Error::ModeUnsupported { .. }) if self == Variant::Auto => {
+                let variant = Variant::Auto.resolve_mask(dim, radius, rank1, Mode::Zero)?;
+                Ok(HostRun { variant, padded: true })
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// What [`Variant::resolve_host`] found a host-array call runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostRun {
+    /// The kernel that runs.
+    pub variant: Variant,
+    /// Whether it runs on the input padded on the host by the mode (with zero ghost
+    /// cells), the result cropped back.
+    pub padded: bool,
 }
 
 impl Variant {
     /// What an image call on host arrays (`Gpu::correlate_image`) runs: for `Auto`,
     /// image_fast where it takes the mask, else the 2D array kernel `Auto` picks, run on
     /// every channel plane (conv2d_fast, conv2d_separable: every mode, and far faster
-    /// than the textbook image_tiled), else image_tiled; a named variant as it is.
+    /// than the textbook image_tiled; past their radii the planes padded on the host,
+    /// [`Variant::resolve_host`]), else image_tiled; a named variant as it is.
     pub fn resolve_image_call(self, radius: [u32; 3], rank1: bool, channels: u32, mode: Mode) -> Result<Variant> {
         if self != Variant::Auto {
             return self.resolve_image(radius, channels, mode);
@@ -291,7 +322,8 @@ impl Variant {
             Ok(v) => Ok(v),
             Err(Error::Channels { channels }) => Err(Error::Channels { channels }),
             Err(_) => Variant::Auto
-                .resolve_mask(2, radius, rank1, mode)
+                .resolve_host(2, radius, rank1, mode)
+                .map(|run| run.variant)
                 .or_else(|e| self.resolve_image(radius, channels, mode).map_err(|_| e)),
         }
     }
@@ -512,6 +544,54 @@ mod tests {
     }
 
     #[test]
+    fn host_calls_pad_where_no_kernel_implements_the_mode() {
+        let host = |v: Variant, dim, r: u32, rank1, mode| {
+            let mut radius = [0; 3];
+            radius[..dim].fill(r);
+            v.resolve_host(dim, radius, rank1, mode)
+        };
+        let run = |variant, padded| HostRun { variant, padded };
+        assert_eq!(
+            host(Variant::Auto, 2, 8, false, Mode::Reflect).unwrap(),
+            run(Variant::Conv2dFast, false)
+        );
+        assert_eq!(
+            host(Variant::Auto, 2, 9, false, Mode::Reflect).unwrap(),
+            run(Variant::Conv2dTiledIn, true)
+        );
+        assert_eq!(
+            host(Variant::Auto, 2, 40, true, Mode::Wrap).unwrap(),
+            run(Variant::Conv2dBasic, true)
+        );
+        assert_eq!(
+            host(Variant::Auto, 1, 17, false, Mode::Nearest).unwrap(),
+            run(Variant::Conv1dTiled, true)
+        );
+        assert_eq!(
+            host(Variant::Auto, 3, 4, false, Mode::Constant(1.0)).unwrap(),
+            run(Variant::Conv3dConst, true)
+        );
+        assert_eq!(
+            host(Variant::Auto, 3, 4, true, Mode::Mirror).unwrap(),
+            run(Variant::Conv3dSeparable, false)
+        );
+        // Zero needs no padding; a named textbook kernel still refuses other modes, and
+        // the device path (resolve_mask) still reports the mode.
+        assert_eq!(
+            host(Variant::Auto, 2, 9, false, Mode::Zero).unwrap(),
+            run(Variant::Conv2dTiledIn, false)
+        );
+        assert!(matches!(
+            host(Variant::Conv2dBasic, 2, 9, false, Mode::Reflect),
+            Err(Error::ModeUnsupported { .. })
+        ));
+        match Variant::Auto.resolve_for(2, [9, 9, 0], Mode::Reflect) {
+            Err(e @ Error::ModeUnsupported { .. }) => assert!(e.to_string().contains("host"), "{e}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn auto_images_fall_back_to_channel_planes() {
         let call = |v: Variant, r: u32, rank1, mode| v.resolve_image_call([r, r, 0], rank1, 3, mode);
         assert_eq!(
@@ -535,8 +615,14 @@ mod tests {
             call(Variant::Auto, 20, true, Mode::Wrap).unwrap(),
             Variant::Conv2dSeparable
         );
+        // Past every kernel that implements wrap: the planes, padded on the host, on the
+        // zero-mode 2D kernel; device images have no such way.
+        assert_eq!(
+            call(Variant::Auto, 20, false, Mode::Wrap).unwrap(),
+            Variant::Conv2dConst
+        );
         assert!(matches!(
-            call(Variant::Auto, 20, false, Mode::Wrap),
+            Variant::Auto.resolve_image([10, 10, 0], 3, Mode::Wrap),
             Err(Error::ModeUnsupported { .. })
         ));
         assert!(matches!(

@@ -558,6 +558,88 @@ fn batches_filter_every_slice_on_its_own() {
     }
 }
 
+/// Past every kernel that implements a mode (2D general masks past radius 8, rank-1
+/// past 32, 3D past 3, 1D past 16, batches past their kernels' radii), `Auto` on host
+/// arrays pads the input on the host by the mode and runs a zero-mode kernel: every mode,
+/// masks wider than the array, rectangular masks, convolve, and 3-channel images (u8 and
+/// f32, through their channel planes). `resolve_host` says which runs.
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn auto_pads_on_the_host_past_the_fast_kernels() {
+    let gpu = gpu();
+    // (input shape, mask shape, rank 1, what runs on the padded array)
+    let cases: [(&[usize], &[usize], bool, Variant); 12] = [
+        (&[1], &[35], false, Variant::Conv1dTiled),
+        (&[40], &[61], false, Variant::Conv1dTiled),
+        (&[1100], &[601], false, Variant::Conv1dTiled),
+        (&[1, 1], &[19, 19], false, Variant::Conv2dTiledIn),
+        (&[7, 3], &[25, 25], false, Variant::Conv2dTiledIn),
+        (&[40, 70], &[41, 41], false, Variant::Conv2dConst),
+        (&[33, 50], &[5, 35], false, Variant::Conv2dConst),
+        (&[9, 300], &[1, 41], false, Variant::Conv2dConst),
+        (&[30, 45], &[67, 67], true, Variant::Conv2dBasic),
+        (&[1, 2, 3], &[9, 9, 9], false, Variant::Conv3dConst),
+        (&[9, 17, 30], &[11, 9, 11], false, Variant::Conv3dConst),
+        (&[6, 20, 40], &[1, 5, 19], false, Variant::Conv3dConst),
+    ];
+    for (i, (shape, mask, rank1, expected)) in cases.into_iter().enumerate() {
+        let n = random_array(IxDyn(shape), 300 + i as u64);
+        let m = if rank1 {
+            let axes: Vec<Vec<f32>> = (mask.iter().enumerate())
+                .map(|(a, &k)| gpuconv_tests::random_vec(k, 310 + 3 * i as u64 + a as u64))
+                .collect();
+            gpuconv_tests::outer(&axes)
+        } else {
+            random_array(IxDyn(mask), 310 + i as u64)
+        };
+        let mut radius = [0u32; 3];
+        for (a, &k) in mask.iter().rev().enumerate() {
+            radius[a] = (k / 2) as u32;
+        }
+        let mut flipped = m.clone();
+        for axis in 0..shape.len() {
+            flipped.invert_axis(ndarray::Axis(axis));
+        }
+        for mode in Mode::ALL.into_iter().chain([Mode::Constant(1.5)]) {
+            let run = Variant::Auto.resolve_host(shape.len(), radius, rank1, mode).unwrap();
+            assert_eq!(run.variant, expected, "{shape:?} under {mask:?}, {mode:?}");
+            assert_eq!(run.padded, mode != Mode::Zero, "{shape:?} under {mask:?}, {mode:?}");
+            let got = gpu
+                .correlate(n.view(), m.view(), Options::mode(mode))
+                .unwrap_or_else(|e| panic!("{shape:?} under {mask:?}, {mode:?}: {e}"));
+            if let Err(e) = check_against_reference(got.view(), n.view(), m.view(), mode) {
+                panic!("{shape:?} under {mask:?}, {mode:?}: {e}");
+            }
+            let got = gpu.convolve(n.view(), m.view(), Options::mode(mode)).unwrap();
+            if let Err(e) = check_against_reference(got.view(), n.view(), flipped.view(), mode) {
+                panic!("convolve, {shape:?} under {mask:?}, {mode:?}: {e}");
+            }
+        }
+    }
+    // Images past image_fast's radii and conv2d_fast's: each channel plane padded.
+    for (i, (h, w, ky, kx)) in [(20usize, 33usize, 19usize, 19usize), (5, 70, 3, 23), (1, 1, 21, 21)]
+        .into_iter()
+        .enumerate()
+    {
+        let m = random_array((ky, kx), 330 + i as u64);
+        for mode in [Mode::Reflect, Mode::Wrap, Mode::Constant(7.0)] {
+            let img = gpuconv_tests::random_image::<u8>((h, w, 3), 340 + i as u64);
+            let got = gpu.correlate_image(img.view(), m.view(), Options::mode(mode)).unwrap();
+            if let Err(e) = gpuconv_tests::check_image_against_reference(got.view(), img.view(), m.view(), mode) {
+                panic!("u8 image {h}x{w} under {ky}x{kx}, {mode:?}: {e}");
+            }
+            let img = gpuconv_tests::random_image::<f32>((h, w, 3), 350 + i as u64);
+            let got = gpu.correlate_image(img.view(), m.view(), Options::mode(mode)).unwrap();
+            if let Err(e) = gpuconv_tests::check_image_against_reference(got.view(), img.view(), m.view(), mode) {
+                panic!("f32 image {h}x{w} under {ky}x{kx}, {mode:?}: {e}");
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------- separable masks
 
 /// Rank-1 masks run separable, one pass: given as two 1D masks (`correlate_separable`),
