@@ -264,7 +264,8 @@ impl Gpu {
     }
 
     /// Device-resident [`Gpu::correlate`]: `output` must have `input`'s shape. Returns
-    /// the variant that ran (what `Auto` chose). Asynchronous on [`Gpu::stream`].
+    /// the variant that ran (what `Auto` chose). Asynchronous on [`Gpu::stream`], but
+    /// where `Auto` pads on the host ([`Variant::resolve_call`]): then synchronous.
     pub fn correlate_device<D: Dimension>(
         &self,
         input: &DeviceArray<'_, D>,
@@ -431,7 +432,7 @@ impl Gpu {
         }
         if opts
             .variant
-            .resolve_host(dim, mask.radius, mask.rank1(), opts.mode)?
+            .resolve_call(dim, mask.radius, mask.rank1(), opts.mode)?
             .padded
         {
             return self.padded_on_host(input, mask, opts.mode);
@@ -444,7 +445,10 @@ impl Gpu {
 
     /// `Auto` under a mode no kernel that implements it takes the mask for: the input
     /// padded on the host by the mask's radii under `mode` ([`crate::pad::pad`]), run
-    /// with zero ghost cells (which then read what the mode reads), cropped back.
+    /// with zero ghost cells (which then read what the mode reads), cropped back. Device
+    /// arrays come through here too (padding needs a larger buffer and a gather; one
+    /// trip through the host costs less code than a pad kernel, and these are the
+    /// slow, wide masks).
     fn padded_on_host<D: Dimension>(&self, input: ArrayView<f32, D>, mask: Mask, mode: Mode) -> Result<Array<f32, D>> {
         // Outermost axis first, as the array's shape.
         let by: Vec<usize> = (0..input.ndim()).rev().map(|a| mask.radius[a] as usize).collect();
@@ -470,7 +474,14 @@ impl Gpu {
                 output: output.shape().to_vec(),
             });
         }
-        let v = opts.variant.resolve_mask(dim, mask.radius, mask.rank1(), opts.mode)?;
+        let run = opts.variant.resolve_call(dim, mask.radius, mask.rank1(), opts.mode)?;
+        if run.padded {
+            // Through the host, synchronously: the input padded there (`padded_on_host`).
+            let got = self.padded_on_host(input.to_host()?.view(), mask.clone(), opts.mode)?;
+            output.copy_from_host(got.view())?;
+            return Ok(run.variant);
+        }
+        let v = run.variant;
         let problem = Problem {
             extent: extent(input.shape())?,
             radius: mask.radius,

@@ -66,6 +66,14 @@ impl<D: Dimension> DeviceArray<'_, D> {
     pub(crate) fn addr(&self) -> u64 {
         self.buf.as_device_ptr().as_raw()
     }
+    /// Overwrites the array with `a` (its shape, any strides), synchronously.
+    pub(crate) fn copy_from_host(&mut self, a: ArrayView<f32, D>) -> Result<()> {
+        debug_assert_eq!(a.shape(), self.shape(), "the caller checked the shape");
+        let host = a.as_standard_layout();
+        self.buf
+            .copy_from(host.as_slice().expect("standard layout is contiguous"))?;
+        Ok(())
+    }
     /// Copies back to the host.
     pub fn to_host(&self) -> Result<Array<f32, D>> {
         let mut v = vec![0.0f32; self.len()];

@@ -332,7 +332,8 @@ impl Gpu {
 
     /// Correlates every channel of `input` with the 2D `mask` (odd sides) into `output`
     /// (same shape, any pitch), ghost cells by `opts.mode`. Returns the variant that ran.
-    /// Asynchronous on [`Gpu::stream`].
+    /// Asynchronous on [`Gpu::stream`], but where no image kernel takes the call and
+    /// `Auto` takes the channel planes through the host: then synchronous.
     pub fn correlate_image_device<T: Pixel>(
         &self,
         input: &DeviceImage<'_, T>,
@@ -419,9 +420,24 @@ impl Gpu {
         output: &mut DeviceImage<'_, T>,
     ) -> Result<Variant> {
         check_mask_2d(mask)?;
-        let v = opts
-            .variant
-            .resolve_image(mask.radius, input.channels as u32, opts.mode)?;
+        let channels = input.channels as u32;
+        let v = match opts.variant.resolve_image(mask.radius, channels, opts.mode) {
+            Ok(v) => v,
+            // No image kernel takes the call: `Auto` goes through the host, as
+            // `correlate_image` does (every channel plane on the array kernels, padded
+            // on the host where the mode needs it), synchronously.
+            Err(e) if opts.variant == Variant::Auto => {
+                let via = match Variant::Auto.resolve_image_call(mask.radius, mask.rank1(), channels, opts.mode) {
+                    Ok(via) if !via.is_image() => via,
+                    _ => return Err(e),
+                };
+                check_same_layout(input, output)?;
+                let got = self.image_by_planes(input.to_host()?.view(), mask.clone(), opts.mode)?;
+                self.copy_into(got.view(), output)?;
+                return Ok(via);
+            }
+            Err(e) => return Err(e),
+        };
         let v = match (opts.variant, v) {
             // Auto runs u8 images on the tensor cores where image_mma takes the call and is
             // the faster (from radius 4).
@@ -437,19 +453,7 @@ impl Gpu {
             }
             _ => v,
         };
-        if input.dim() != output.dim() {
-            let (a, b) = (input.dim(), output.dim());
-            return Err(Error::ShapeMismatch {
-                input: vec![a.0, a.1, a.2],
-                output: vec![b.0, b.1, b.2],
-            });
-        }
-        if input.pitch != output.pitch {
-            return Err(Error::PitchMismatch {
-                input: input.pitch,
-                output: output.pitch,
-            });
-        }
+        check_same_layout(input, output)?;
         let problem = Problem {
             extent: [input.width as u32, input.height as u32, 1],
             radius: mask.radius,
@@ -466,6 +470,24 @@ impl Gpu {
         self.launch_family(v, &problem, mask, opts.mode, buffers)?;
         Ok(v)
     }
+}
+
+/// The output of an image call has the input's shape and pitch.
+fn check_same_layout<T: Pixel>(input: &DeviceImage<'_, T>, output: &DeviceImage<'_, T>) -> Result<()> {
+    if input.dim() != output.dim() {
+        let (a, b) = (input.dim(), output.dim());
+        return Err(Error::ShapeMismatch {
+            input: vec![a.0, a.1, a.2],
+            output: vec![b.0, b.1, b.2],
+        });
+    }
+    if input.pitch != output.pitch {
+        return Err(Error::PitchMismatch {
+            input: input.pitch,
+            output: output.pitch,
+        });
+    }
+    Ok(())
 }
 
 /// Whether image_mma takes a call, or why not: it holds u8 pixels in fp16 and splits the

@@ -272,7 +272,7 @@ impl Variant {
                 variant: self,
                 mode,
                 why: if self == Variant::Auto {
-                    "no kernel that implements it takes this mask; on host arrays Auto pads the input on the host instead"
+                    "no kernel that implements it takes this mask; Auto's array calls pad the input on the host instead"
                 } else {
                     "the textbook kernels keep the book's zero ghost cells; the fast kernels implement every mode"
                 },
@@ -281,26 +281,26 @@ impl Variant {
         Ok(v)
     }
 
-    /// What a call on host arrays (`Gpu::correlate`, ...) runs. As
+    /// What an array call (`Gpu::correlate`, `Gpu::correlate_device`, ...) runs. As
     /// [`Variant::resolve_mask`], but `Auto` under a mode that no kernel implementing it
     /// takes the mask for (2D general masks past radius 8, 3D past 3, 1D past 16) pads
     /// the input on the host by the mask's radii under the mode and runs the zero-mode
     /// `Auto` kernel on it ([`crate::pad`]): `padded` is then true.
-    pub fn resolve_host(self, dim: usize, radius: [u32; 3], rank1: bool, mode: Mode) -> Result<HostRun> {
+    pub fn resolve_call(self, dim: usize, radius: [u32; 3], rank1: bool, mode: Mode) -> Result<Resolved> {
         match self.resolve_mask(dim, radius, rank1, mode) {
-            Ok(variant) => Ok(HostRun { variant, padded: false }),
+            Ok(variant) => Ok(Resolved { variant, padded: false }),
             Err(Error::ModeUnsupported { .. }) if self == Variant::Auto => {
                 let variant = Variant::Auto.resolve_mask(dim, radius, rank1, Mode::Zero)?;
-                Ok(HostRun { variant, padded: true })
+                Ok(Resolved { variant, padded: true })
             }
             Err(e) => Err(e),
         }
     }
 }
 
-/// What [`Variant::resolve_host`] found a host-array call runs.
+/// What [`Variant::resolve_call`] found an array call runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HostRun {
+pub struct Resolved {
     /// The kernel that runs.
     pub variant: Variant,
     /// Whether it runs on the input padded on the host by the mode (with zero ghost
@@ -313,7 +313,7 @@ impl Variant {
     /// image_fast where it takes the mask, else the 2D array kernel `Auto` picks, run on
     /// every channel plane (conv2d_fast, conv2d_separable: every mode, and far faster
     /// than the textbook image_tiled; past their radii the planes padded on the host,
-    /// [`Variant::resolve_host`]), else image_tiled; a named variant as it is.
+    /// [`Variant::resolve_call`]), else image_tiled; a named variant as it is.
     pub fn resolve_image_call(self, radius: [u32; 3], rank1: bool, channels: u32, mode: Mode) -> Result<Variant> {
         if self != Variant::Auto {
             return self.resolve_image(radius, channels, mode);
@@ -322,7 +322,7 @@ impl Variant {
             Ok(v) => Ok(v),
             Err(Error::Channels { channels }) => Err(Error::Channels { channels }),
             Err(_) => Variant::Auto
-                .resolve_host(2, radius, rank1, mode)
+                .resolve_call(2, radius, rank1, mode)
                 .map(|run| run.variant)
                 .or_else(|e| self.resolve_image(radius, channels, mode).map_err(|_| e)),
         }
@@ -544,13 +544,13 @@ mod tests {
     }
 
     #[test]
-    fn host_calls_pad_where_no_kernel_implements_the_mode() {
+    fn array_calls_pad_where_no_kernel_implements_the_mode() {
         let host = |v: Variant, dim, r: u32, rank1, mode| {
             let mut radius = [0; 3];
             radius[..dim].fill(r);
-            v.resolve_host(dim, radius, rank1, mode)
+            v.resolve_call(dim, radius, rank1, mode)
         };
-        let run = |variant, padded| HostRun { variant, padded };
+        let run = |variant, padded| Resolved { variant, padded };
         assert_eq!(
             host(Variant::Auto, 2, 8, false, Mode::Reflect).unwrap(),
             run(Variant::Conv2dFast, false)
@@ -576,7 +576,7 @@ mod tests {
             run(Variant::Conv3dSeparable, false)
         );
         // Zero needs no padding; a named textbook kernel still refuses other modes, and
-        // the device path (resolve_mask) still reports the mode.
+        // resolve_mask (the kernels alone) still reports the mode.
         assert_eq!(
             host(Variant::Auto, 2, 9, false, Mode::Zero).unwrap(),
             run(Variant::Conv2dTiledIn, false)
@@ -586,7 +586,7 @@ mod tests {
             Err(Error::ModeUnsupported { .. })
         ));
         match Variant::Auto.resolve_for(2, [9, 9, 0], Mode::Reflect) {
-            Err(e @ Error::ModeUnsupported { .. }) => assert!(e.to_string().contains("host"), "{e}"),
+            Err(e @ Error::ModeUnsupported { .. }) => assert!(e.to_string().contains("pad"), "{e}"),
             other => panic!("{other:?}"),
         }
     }

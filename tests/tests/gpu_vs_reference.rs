@@ -559,10 +559,11 @@ fn batches_filter_every_slice_on_its_own() {
 }
 
 /// Past every kernel that implements a mode (2D general masks past radius 8, rank-1
-/// past 32, 3D past 3, 1D past 16, batches past their kernels' radii), `Auto` on host
-/// arrays pads the input on the host by the mode and runs a zero-mode kernel: every mode,
-/// masks wider than the array, rectangular masks, convolve, and 3-channel images (u8 and
-/// f32, through their channel planes). `resolve_host` says which runs.
+/// past 32, 3D past 3, 1D past 16, batches past their kernels' radii), `Auto` pads the
+/// input on the host by the mode and runs a zero-mode kernel: every mode,
+/// masks wider than the array, rectangular masks, convolve, device arrays, and 3-channel
+/// images (u8 and f32, host and device, through their channel planes). `resolve_call`
+/// says which runs.
 #[test]
 #[cfg_attr(
     not(gpu_present),
@@ -604,7 +605,7 @@ fn auto_pads_on_the_host_past_the_fast_kernels() {
             flipped.invert_axis(ndarray::Axis(axis));
         }
         for mode in Mode::ALL.into_iter().chain([Mode::Constant(1.5)]) {
-            let run = Variant::Auto.resolve_host(shape.len(), radius, rank1, mode).unwrap();
+            let run = Variant::Auto.resolve_call(shape.len(), radius, rank1, mode).unwrap();
             assert_eq!(run.variant, expected, "{shape:?} under {mask:?}, {mode:?}");
             assert_eq!(run.padded, mode != Mode::Zero, "{shape:?} under {mask:?}, {mode:?}");
             let got = gpu
@@ -616,6 +617,16 @@ fn auto_pads_on_the_host_past_the_fast_kernels() {
             let got = gpu.convolve(n.view(), m.view(), Options::mode(mode)).unwrap();
             if let Err(e) = check_against_reference(got.view(), n.view(), flipped.view(), mode) {
                 panic!("convolve, {shape:?} under {mask:?}, {mode:?}: {e}");
+            }
+            // Device arrays take the same way, through the host.
+            let dn = gpu.upload(n.view()).unwrap();
+            let mut dp = gpu.alloc(dn.raw_dim()).unwrap();
+            let ran = gpu
+                .correlate_device(&dn, m.view(), Options::mode(mode), &mut dp)
+                .unwrap();
+            assert_eq!(ran, expected, "{shape:?} under {mask:?}, {mode:?}");
+            if let Err(e) = check_against_reference(dp.to_host().unwrap().view(), n.view(), m.view(), mode) {
+                panic!("device, {shape:?} under {mask:?}, {mode:?}: {e}");
             }
         }
     }
@@ -635,6 +646,18 @@ fn auto_pads_on_the_host_past_the_fast_kernels() {
             let got = gpu.correlate_image(img.view(), m.view(), Options::mode(mode)).unwrap();
             if let Err(e) = gpuconv_tests::check_image_against_reference(got.view(), img.view(), m.view(), mode) {
                 panic!("f32 image {h}x{w} under {ky}x{kx}, {mode:?}: {e}");
+            }
+            // Device images, at an odd pitch: through the host, channel planes.
+            let pitch = (w * 3 + 5) * 4;
+            let dn = gpu.upload_image_pitched(img.view(), pitch).unwrap();
+            let mut dp = gpu.alloc_image_pitched(h, w, 3, pitch).unwrap();
+            let ran = gpu
+                .correlate_image_device(&dn, m.view(), Options::mode(mode), &mut dp)
+                .unwrap();
+            assert!(!ran.is_image(), "{ran}: no image kernel takes {ky}x{kx} under {mode:?}");
+            let got = dp.to_host().unwrap();
+            if let Err(e) = gpuconv_tests::check_image_against_reference(got.view(), img.view(), m.view(), mode) {
+                panic!("f32 device image {h}x{w} under {ky}x{kx}, {mode:?}: {e}");
             }
         }
     }
