@@ -25,7 +25,7 @@ pub type DeviceArray2<'g> = DeviceArray<'g, Ix2>;
 pub type DeviceArray3<'g> = DeviceArray<'g, Ix3>;
 
 /// Refuses empty arrays and arrays past 32-bit indexing.
-fn check_len(n: usize) -> Result<()> {
+pub(crate) fn check_len(n: usize) -> Result<()> {
     match n {
         0 => Err(Error::EmptyInput),
         n if n > MAX_ELEMENTS => Err(Error::TooLarge {
@@ -37,7 +37,7 @@ fn check_len(n: usize) -> Result<()> {
 }
 
 /// Elements of a shape, `None` on overflow.
-fn elements(shape: &[usize]) -> Option<usize> {
+pub(crate) fn elements(shape: &[usize]) -> Option<usize> {
     shape.iter().try_fold(1usize, |a, &s| a.checked_mul(s))
 }
 

@@ -7,7 +7,7 @@
 //!
 //! The mapping is the device's own (`layout::mode::map_index`), so a padded array holds
 //! what a fast kernel would read; the tests check it against the reference's rules.
-use crate::device_array::MAX_ELEMENTS;
+use crate::device_array::{check_len, elements, MAX_ELEMENTS};
 use crate::error::{Error, Result};
 use crate::Mode;
 use layout::mode::map_index;
@@ -28,27 +28,16 @@ pub fn pad<D: Dimension>(a: ArrayView<f32, D>, pad: &[usize], mode: Mode) -> Res
     if a.is_empty() {
         return Err(Error::EmptyInput);
     }
-    let too_large = |elements| Error::TooLarge {
-        elements,
+    let overflow = || Error::TooLarge {
+        elements: usize::MAX,
         max: MAX_ELEMENTS,
     };
-    let padded: Vec<usize> = a
-        .shape()
-        .iter()
-        .zip(pad)
-        .map(|(&n, &p)| {
-            p.checked_mul(2)
-                .and_then(|p2| n.checked_add(p2))
-                .ok_or(too_large(usize::MAX))
-        })
-        .collect::<Result<_>>()?;
-    let elements = padded
-        .iter()
-        .try_fold(1usize, |acc, &n| acc.checked_mul(n))
-        .ok_or(too_large(usize::MAX))?;
-    if elements > MAX_ELEMENTS {
-        return Err(too_large(elements));
-    }
+    let padded: Option<Vec<usize>> = (a.shape().iter().zip(pad))
+        .map(|(&n, &p)| p.checked_mul(2).and_then(|p2| n.checked_add(p2)))
+        .collect();
+    let padded = padded.ok_or_else(overflow)?;
+    // What one call handles, as an upload checks it.
+    check_len(elements(&padded).ok_or_else(overflow)?)?;
     // Three axes, leading ones of length 1 (padded by 0): one loop for every dimension.
     let mut v = a.into_dyn();
     let mut p3 = [0usize; 3];

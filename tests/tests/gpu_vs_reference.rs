@@ -596,10 +596,7 @@ fn auto_pads_on_the_host_past_the_fast_kernels() {
         } else {
             random_array(IxDyn(mask), 310 + i as u64)
         };
-        let mut radius = [0u32; 3];
-        for (a, &k) in mask.iter().rev().enumerate() {
-            radius[a] = (k / 2) as u32;
-        }
+        let radius = gpuconv::conv::mask_radius(mask).unwrap();
         let mut flipped = m.clone();
         for axis in 0..shape.len() {
             flipped.invert_axis(ndarray::Axis(axis));
