@@ -580,7 +580,7 @@ fn auto_pads_on_the_host_past_the_fast_kernels() {
         (&[7, 3], &[25, 25], false, Variant::Conv2dTiledIn),
         (&[40, 70], &[41, 41], false, Variant::Conv2dConst),
         (&[33, 50], &[5, 35], false, Variant::Conv2dConst),
-        (&[9, 300], &[1, 41], false, Variant::Conv2dConst),
+        (&[9, 300], &[3, 41], false, Variant::Conv2dConst),
         (&[30, 45], &[67, 67], true, Variant::Conv2dBasic),
         (&[1, 2, 3], &[9, 9, 9], false, Variant::Conv3dConst),
         (&[9, 17, 30], &[11, 9, 11], false, Variant::Conv3dConst),
