@@ -440,7 +440,7 @@ impl Gpu {
         };
         let v = match (opts.variant, v) {
             // Auto runs u8 images on the tensor cores where image_mma takes the call and is
-            // the faster (from radius 4).
+            // the faster (from its AUTO_FROM_RADIUS).
             (Variant::Auto, Variant::ImageFast)
                 if mask.radius.iter().max() >= Some(&layout::families::image_mma::AUTO_FROM_RADIUS)
                     && mma_takes::<T>(mask, opts.mode).is_ok() =>

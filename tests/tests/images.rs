@@ -420,16 +420,21 @@ fn image_mma_refuses_what_it_cannot_take_exactly() {
             check_image_against_reference(p.to_host().unwrap().view(), img.view(), mask, mode).unwrap();
         }
     }
-    // Where it takes the call, Auto runs u8 images on it from radius 4 (image_fast below).
+    // Where it takes the call, Auto runs u8 images on it from its AUTO_FROM_RADIUS
+    // (image_fast below).
     let auto = Options::variant(Variant::Auto);
-    assert_eq!(
-        gpu.correlate_image_device(&n, m.view(), auto, &mut p).unwrap(),
-        Variant::ImageFast
-    );
-    let m3 = random_array((9, 9), 4);
-    assert_eq!(
-        gpu.correlate_image_device(&n, m3.view(), auto, &mut p).unwrap(),
-        Variant::ImageMma
-    );
-    check_image_against_reference(p.to_host().unwrap().view(), img.view(), m3.view(), Mode::Zero).unwrap();
+    for (k, seed) in [(1, 4), (3, 5), (9, 6)] {
+        let m3 = random_array((k, k), seed);
+        let expected = if k / 2 >= layout::families::image_mma::AUTO_FROM_RADIUS as usize {
+            Variant::ImageMma
+        } else {
+            Variant::ImageFast
+        };
+        assert_eq!(
+            gpu.correlate_image_device(&n, m3.view(), auto, &mut p).unwrap(),
+            expected,
+            "{k}x{k}"
+        );
+        check_image_against_reference(p.to_host().unwrap().view(), img.view(), m3.view(), Mode::Zero).unwrap();
+    }
 }

@@ -590,7 +590,7 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
     let img8 = Array3::from_elem((side, side, 3), 128u8);
     let di8 = gpu.upload_image(img8.view())?;
     let mut oi8 = gpu.alloc_image::<u8>(side, side, 3)?;
-    // At r = 4, the radius Auto runs it from (image_mma::AUTO_FROM_RADIUS).
+    // At r = 4, its largest radius (Auto runs it from image_mma::AUTO_FROM_RADIUS).
     let mi4 = b::mask(2, 4).into_dimensionality::<ndarray::Ix2>()?;
     modes_of(
         "image_mma",

@@ -8,8 +8,8 @@
 //! rest scaled by 2^11) on a grid set by the mask's sum of |taps|, so that every hi sum
 //! is an exact integer in fp32 and the result keeps fp32 accuracy (README).
 //!
-//! A block of [`THREADS`] threads loops over [`TILE_H`] × [`TILE_W`]-byte tiles
-//! (persistent): it stages the tile's window as fp16 into shared memory, each warp sums a
+//! A block of [`THREADS`] threads filters one [`TILE_H`] × [`TILE_W`]-byte tile: it
+//! stages the tile's window as fp16 into shared memory, each warp sums a
 //! [`TILE_H`] × 32-byte strip, 16 rows at a time, stores it rounded and saturated into a
 //! shared output tile, and the block writes that out in words.
 use crate::shape::{blocks, MAX_GRID_X};
@@ -44,16 +44,41 @@ pub const LO_SHIFT: i32 = 11;
 pub const SUM_BITS: i32 = 15;
 
 /// The smallest radius at which `Auto` runs u8 images here rather than on `image_fast`.
-/// H200, 8192² × 3 u8 (eleventh session, run 4, µs, image_mma against image_fast):
-/// r = 1 452.2 / 351.5, r = 2 676.5 / 493.1, r = 3 775.3 / 695.5, r = 4 700.3 / 920.8:
-/// the window staging and the output copy (outside the tensor cores) dominate below.
-pub const AUTO_FROM_RADIUS: u32 = 4;
+/// H200, 8192² × 3 u8, µs, image_mma (fifteenth session, A/B run 1: the word loads at
+/// r = 1, the bulk copies above) against image_fast (eleventh session, run 5): r = 1
+/// 262.8 / 352.1, r = 2 459.7 / 494.1, r = 3 565.3 / 699.3, r = 4 674.4 / 924.1.
+pub const AUTO_FROM_RADIUS: u32 = 1;
 
 /// 16-input steps of the Toeplitz product per mask row: 8 outputs read `8 + 2r·c` bytes.
 #[inline]
 pub const fn k_steps(r: u32, c: u32) -> u32 {
     (8 + 2 * r * c).div_ceil(16)
 }
+
+/// 8-column blocks of a warp's strip its A fragments read per mask row: group `g` at
+/// step `s` reads blocks `g + 2s` and `g + 2s + 1`.
+#[inline]
+pub const fn a_blocks(r: u32, c: u32) -> u32 {
+    GROUPS + 2 * k_steps(r, c) - 1
+}
+
+/// The most [`a_blocks`] of any compiled radius and channel count.
+pub const MAX_A_BLOCKS: u32 = a_blocks(MAX_RADIUS, MAX_CHANNELS);
+
+// The last warp's A blocks end inside the window, for every compiled radius and channel
+// count: the kernel's `ldmatrix` reads rely on it.
+const _: () = {
+    let mut r = 0;
+    while r <= MAX_RADIUS {
+        let mut c = 1;
+        while c <= MAX_CHANNELS {
+            assert!((WARPS - 1) * STRIP_W + 8 * a_blocks(r, c) <= window_w(r, c));
+            assert!(a_blocks(r, c) <= MAX_A_BLOCKS);
+            c += 1;
+        }
+        r += 1;
+    }
+};
 
 /// Columns of a tile's window (shared fp16 cells): the last group's A reads
 /// `16·k_steps` cells from its start.
@@ -102,23 +127,52 @@ pub const fn table_bytes(r: u32, c: u32) -> u32 {
     (2 * r + 1) * k_steps(r, c) * 32 * 16
 }
 
-/// Shared bytes of a block: the window, the output tile, the B table.
+/// The smallest radius whose interior tiles stage their window with 16-byte `cp.async`
+/// copies of the input rows, then widen it from shared memory, rather than with word
+/// loads. H200, 8192² × 3 u8 (fifteenth session, A/B run 1, µs, word loads against the
+/// copies): r = 1 262.8 / 275.6, r = 2 499.5 / 459.7, r = 3 596.6 / 565.3, r = 4
+/// 697.0 / 674.4.
+pub const BULK_FROM_RADIUS: u32 = 2;
+
+/// 16-byte chunks an interior tile copies of each input row of its window: the window's
+/// bytes from wherever they start in a 16-byte aligned chunk.
+#[inline]
+pub const fn raw_chunks(r: u32, c: u32) -> u32 {
+    (window_w(r, c) + 15).div_ceil(16)
+}
+
+/// Bytes between two rows of the raw window (an interior tile's input bytes as copied).
+#[inline]
+pub const fn raw_pitch(r: u32, c: u32) -> u32 {
+    16 * raw_chunks(r, c)
+}
+
+/// Shared bytes of the raw window. It lies where the output tile and the B table go
+/// (both written after it is widened).
+#[inline]
+pub const fn raw_bytes(r: u32, c: u32) -> u32 {
+    window_rows(r) * raw_pitch(r, c)
+}
+
+/// Shared bytes of a block: the window, then the output tile and the B table, or (from
+/// `BULK_FROM_RADIUS` on) the raw window in their place where it is larger.
 #[inline]
 pub const fn shared_bytes(r: u32, c: u32) -> u32 {
-    window_bytes(r, c) + OUT_BYTES + table_bytes(r, c)
+    let after = OUT_BYTES + table_bytes(r, c);
+    let raw = if r >= BULK_FROM_RADIUS { raw_bytes(r, c) } else { 0 };
+    window_bytes(r, c) + if raw > after { raw } else { after }
 }
 
 /// Blocks per SM the launch bounds ask for: as many as the shared memory allows (228 KiB
-/// per SM, 1 KiB of it per block for the system), at most 4; 2 (128 registers) where a
-/// strip's 10 to 14 mask-row steps spilled 16 bytes at 3 blocks' 80 (ptxas, sm_90).
+/// per SM, 1 KiB of it per block for the system), at most 4 (64 registers) at r <= 1 and
+/// 3 (80) above, where ptxas overlaps more mask rows' A loads (one channel at r = 2
+/// spilled 8 bytes at 64).
 #[inline]
 pub const fn min_blocks(r: u32, c: u32) -> u32 {
     let b = 228 * 1024 / (shared_bytes(r, c) + 1024);
-    let steps = (2 * r + 1) * k_steps(r, c);
-    if steps >= 10 && steps <= 14 && b > 2 {
-        2
-    } else if b > 4 {
-        4
+    let most = if r <= 1 { 4 } else { 3 };
+    if b > most {
+        most
     } else if b < 1 {
         1
     } else {
@@ -144,7 +198,7 @@ pub const FAMILY: Family = Family {
     summary: "ours: u8 pitched multi-channel image on the tensor cores (fp16 Toeplitz products, split taps), every mode",
 };
 
-/// One block per tile, capped at the blocks that fit at once (persistent).
+/// One block per tile.
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
     let [w, h, _] = p.extent;
@@ -154,7 +208,7 @@ fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
         grid: (blocks(tiles, 1, MAX_GRID_X)?, 1, 1),
         block: (THREADS, 1, 1),
         shared_bytes: shared_bytes(r, p.channels),
-        persistent: true,
+        persistent: false,
         depth: None,
     })
 }
