@@ -270,8 +270,10 @@ pub fn sanitizer_clean(log: &str) -> bool {
 }
 
 /// `xtask device PART...`: runs the parts from the bundle (the working directory holds
-/// `.dc1/`), logs in `$OUT`; fails if any part failed.
-pub fn run(parts: &[Part], tools: &[String], ncu: (&str, &str)) -> Result<()> {
+/// `.dc1/`), logs in `$OUT`; fails if any part failed. `sanitize`: the tools and the
+/// families it runs (all of either if none given).
+pub fn run(parts: &[Part], sanitize: (&[String], &[String]), ncu: (&str, &str)) -> Result<()> {
+    let tools = sanitize.0;
     let d = PathBuf::from(BUNDLE);
     let logs = log_dir();
     fs::create_dir_all(&logs)?;
@@ -320,7 +322,7 @@ pub fn run(parts: &[Part], tools: &[String], ncu: (&str, &str)) -> Result<()> {
                     if tool == "racecheck" {
                         c.args(["--racecheck-report", "all"]);
                     }
-                    c.arg(d.join("sanitize"));
+                    c.arg(d.join("sanitize")).args(sanitize.1);
                     let ran = logged(c, &log, |l| {
                         l.contains("SUMMARY") || l.starts_with("sanitize:") || l.starts_with("FAILED")
                     })?;

@@ -41,6 +41,9 @@ enum Task {
         /// initcheck; all if none given).
         #[arg(long, value_delimiter = ',')]
         tools: Vec<String>,
+        /// The kernel families `sanitize` launches (all if none given).
+        #[arg(long, value_delimiter = ',')]
+        families: Vec<String>,
         /// `ncu`: the kernels to profile (a regex of entry names).
         #[arg(long, default_value = "conv2d_fast_r4|conv3d_fast_r2")]
         ncu_kernels: String,
@@ -119,9 +122,10 @@ fn run(cli: Cli) -> Result<()> {
         Task::Device {
             parts,
             tools,
+            families,
             ncu_kernels,
             ncu_only,
-        } => device::run(&parts, &tools, (&ncu_kernels, &ncu_only)),
+        } => device::run(&parts, (&tools, &families), (&ncu_kernels, &ncu_only)),
         Task::Ci(a) => {
             let path = ptx::build_and_check(&root, &a.arch)?;
             ptxas::run(&path, &a.arch)?;

@@ -129,10 +129,23 @@ fn run(
     check_against_reference(got.view(), n.view(), m.view(), mode).map_err(|err| format!("{e} {mode:?}: {err}"))
 }
 
+/// Arguments: the families to launch (all if none), e.g. only the ones whose PTX changed
+/// since the last run of every entry.
 fn main() {
+    let only: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(bad) = only
+        .iter()
+        .find(|n| !layout::families::ALL.iter().any(|f| f.name == n.as_str()))
+    {
+        eprintln!("sanitize: no family {bad:?}");
+        std::process::exit(2);
+    }
     let gpu = Gpu::new().unwrap_or_else(|e| panic!("sanitize needs a GPU: {e}"));
     let (mut launches, mut entries, mut failures) = (0, 0, Vec::new());
     for (i, &f) in layout::families::ALL.iter().enumerate() {
+        if !only.is_empty() && !only.iter().any(|n| n == f.name) {
+            continue;
+        }
         let modes: &[Mode] = if f.all_modes() { &Mode::ALL } else { &[Mode::Zero] };
         for e in f.entries() {
             entries += 1;
