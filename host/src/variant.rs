@@ -550,37 +550,27 @@ mod tests {
             radius[..dim].fill(r);
             v.resolve_call(dim, radius, rank1, mode)
         };
-        let run = |variant, padded| Resolved { variant, padded };
-        assert_eq!(
-            host(Variant::Auto, 2, 8, false, Mode::Reflect).unwrap(),
-            run(Variant::Conv2dFast, false)
-        );
-        assert_eq!(
-            host(Variant::Auto, 2, 9, false, Mode::Reflect).unwrap(),
-            run(Variant::Conv2dTiledIn, true)
-        );
-        assert_eq!(
-            host(Variant::Auto, 2, 40, true, Mode::Wrap).unwrap(),
-            run(Variant::Conv2dBasic, true)
-        );
-        assert_eq!(
-            host(Variant::Auto, 1, 17, false, Mode::Nearest).unwrap(),
-            run(Variant::Conv1dTiled, true)
-        );
-        assert_eq!(
-            host(Variant::Auto, 3, 4, false, Mode::Constant(1.0)).unwrap(),
-            run(Variant::Conv3dConst, true)
-        );
-        assert_eq!(
-            host(Variant::Auto, 3, 4, true, Mode::Mirror).unwrap(),
-            run(Variant::Conv3dSeparable, false)
-        );
-        // Zero needs no padding; a named textbook kernel still refuses other modes, and
-        // resolve_mask (the kernels alone) still reports the mode.
-        assert_eq!(
-            host(Variant::Auto, 2, 9, false, Mode::Zero).unwrap(),
-            run(Variant::Conv2dTiledIn, false)
-        );
+        // (dimension, radius, rank 1, mode) under Auto: the kernel that runs, and whether
+        // the input is padded on the host first.
+        let cases = [
+            ((2, 8, false, Mode::Reflect), Variant::Conv2dFast, false),
+            ((2, 9, false, Mode::Reflect), Variant::Conv2dTiledIn, true),
+            ((2, 40, true, Mode::Wrap), Variant::Conv2dBasic, true),
+            ((1, 17, false, Mode::Nearest), Variant::Conv1dTiled, true),
+            ((3, 4, false, Mode::Constant(1.0)), Variant::Conv3dConst, true),
+            ((3, 4, true, Mode::Mirror), Variant::Conv3dSeparable, false),
+            // Zero needs no padding.
+            ((2, 9, false, Mode::Zero), Variant::Conv2dTiledIn, false),
+        ];
+        for ((dim, r, rank1, mode), variant, padded) in cases {
+            assert_eq!(
+                host(Variant::Auto, dim, r, rank1, mode).unwrap(),
+                Resolved { variant, padded },
+                "{dim}D r = {r}, rank 1 {rank1}, {mode:?}"
+            );
+        }
+        // A named textbook kernel still refuses other modes, and resolve_mask (the
+        // kernels alone) still reports the mode.
         assert!(matches!(
             host(Variant::Conv2dBasic, 2, 9, false, Mode::Reflect),
             Err(Error::ModeUnsupported { .. })

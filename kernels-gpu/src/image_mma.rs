@@ -305,7 +305,8 @@ unsafe fn stage<const R: u32, const C: u32>(a: &ConvArgs, x0: u32, y0: u32, win:
     let gx0 = x0.wrapping_sub(R * C);
     // SAFETY: forwarded; the bulk test is `stage_raw`'s contract, the word test
     // `stage_words`' own, per word. The branch is the block's (x0, y0 are), so every
-    // thread meets the barriers.
+    // thread meets the barriers. (Each test is written out in its own branch: through one
+    // shared closure the PTX differed from the timed and sanitized builds'.)
     unsafe {
         if R >= BULK_FROM_RADIUS {
             if y0 >= R && y0 + TILE_H + R <= h && x0 >= R * C + 15 && gx0 + raw_pitch(R, C) <= wc {

@@ -2,13 +2,13 @@
 //! `reference::tolerance(Σ|terms|, taps)`, on random shapes and radii (proptest, one
 //! test per family of the table); plus strided, reversed and permuted views, `Auto`
 //! across the fast kernels' range, reuse of device output buffers, and large inputs.
-use gpuconv::{reference, Mode, Options, Pixel, PixelKind, Variant};
+use gpuconv::{reference, Gpu, Mode, Options, Pixel, PixelKind, Variant};
 use gpuconv_tests::{
     assert_matches_reference, case_for, case_image, check_against_reference, check_close,
     check_image_against_reference, gpu, mode_for, proptest_config, random_array, random_image, rank1_if_needed, Case,
     ImageCase,
 };
-use ndarray::{s, Array, ArrayView, Dimension, IxDyn};
+use ndarray::{s, Array, ArrayD, ArrayView, ArrayViewD, Dimension, IxDyn};
 use proptest::test_runner::{TestCaseError, TestRunner};
 
 /// Cases per variant: 40 keeps the whole suite to a couple of minutes on one GPU.
@@ -523,6 +523,15 @@ fn every_mode_on_axes_shorter_than_the_radius() {
     }
 }
 
+/// `correlate_device` of `n` uploaded, into a fresh device array: the variant that ran
+/// and the output, downloaded.
+fn correlate_on_device(gpu: &Gpu, n: ArrayViewD<f32>, m: ArrayViewD<f32>, mode: Mode) -> (Variant, ArrayD<f32>) {
+    let dn = gpu.upload(n).unwrap();
+    let mut dp = gpu.alloc(dn.raw_dim()).unwrap();
+    let ran = gpu.correlate_device(&dn, m, Options::mode(mode), &mut dp).unwrap();
+    (ran, dp.to_host().unwrap())
+}
+
 /// A stack of images under a mask one element deep along the stack runs as a batch of
 /// 2D filters (conv2d_fast on every plane, one launch), and a stack of signals under a
 /// mask one row tall as a batch of 1D filters: each slice filtered on its own, in every
@@ -544,13 +553,8 @@ fn batches_filter_every_slice_on_its_own() {
         let n = random_array(IxDyn(shape), 110 + i as u64);
         let m = random_array(IxDyn(mask), 120 + i as u64);
         for mode in Mode::ALL {
-            let dn = gpu.upload(n.view()).unwrap();
-            let mut dp = gpu.alloc(dn.raw_dim()).unwrap();
-            let ran = gpu
-                .correlate_device(&dn, m.view(), Options::mode(mode), &mut dp)
-                .unwrap();
+            let (ran, got) = correlate_on_device(&gpu, n.view(), m.view(), mode);
             assert_eq!(ran, expected, "{shape:?} under {mask:?}");
-            let got = dp.to_host().unwrap();
             if let Err(e) = check_against_reference(got.view(), n.view(), m.view(), mode) {
                 panic!("batch {shape:?} under {mask:?}, {mode:?}: {e}");
             }
@@ -616,13 +620,9 @@ fn auto_pads_on_the_host_past_the_fast_kernels() {
                 panic!("convolve, {shape:?} under {mask:?}, {mode:?}: {e}");
             }
             // Device arrays take the same way, through the host.
-            let dn = gpu.upload(n.view()).unwrap();
-            let mut dp = gpu.alloc(dn.raw_dim()).unwrap();
-            let ran = gpu
-                .correlate_device(&dn, m.view(), Options::mode(mode), &mut dp)
-                .unwrap();
+            let (ran, got) = correlate_on_device(&gpu, n.view(), m.view(), mode);
             assert_eq!(ran, expected, "{shape:?} under {mask:?}, {mode:?}");
-            if let Err(e) = check_against_reference(dp.to_host().unwrap().view(), n.view(), m.view(), mode) {
+            if let Err(e) = check_against_reference(got.view(), n.view(), m.view(), mode) {
                 panic!("device, {shape:?} under {mask:?}, {mode:?}: {e}");
             }
         }
