@@ -260,6 +260,19 @@ pub unsafe fn store_shared_u16(addr: u32, v: u32) {
     }
 }
 
+/// Stores the low byte of `v` to shared memory (`st.shared.u8`).
+///
+/// # Safety
+/// `addr` is an address inside the block's shared memory.
+#[inline(always)]
+pub unsafe fn store_shared_u8(addr: u32, v: u32) {
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!("st.shared.u8 [{p}], {v};", p = in(reg32) addr, v = in(reg32) v,
+            options(nostack, preserves_flags));
+    }
+}
+
 /// Stores two words to shared memory (`st.shared.v2.u32`).
 ///
 /// # Safety

@@ -1,11 +1,12 @@
 //! Pitched u8 images of 1 to 4 interleaved channels on the tensor cores: radius and
 //! channel count compiled in (`image_mma_c{C}_r{R}`), every ghost-cell mode.
 //!
-//! Mask row `dy` applied to a row of interleaved bytes is a Toeplitz product: output
-//! column `x0 + n` (n < 8) reads input columns `x0 - R·C + n + C·dx`, so with
-//! `A[m][k]` = input row `y0 + m + dy - R`, column `x0 - R·C + k` (16 rows, 16 columns a
-//! step, as fp16: u8 is exact) and `B[k][n]` = tap `(dy, dx)` where `k = n + C·dx`, else
-//! 0, one `mma.sync.m16n8k16` adds that mask row into 16 × 8 outputs. Taps are split
+//! The window is staged planar (one fp16 plane per channel). Mask row `dy` applied to a
+//! row of one plane is a Toeplitz product: output pixel `x0 + n` (n < 8) reads pixels
+//! `x0 - R + n + dx`, so with `A[m][k]` = plane row `y0 + m + dy - R`, pixel
+//! `x0 - R + k` (16 rows, 16 pixels, as fp16: u8 is exact) and `B[k][n]` = tap
+//! `(dy, dx)` where `k = n + dx`, else 0, one `mma.sync.m16n8k16` adds that mask row into
+//! 16 × 8 outputs. Taps are split
 //! into an integer hi part and a lo part (the rest times 2^11), both fp16, after scaling
 //! the mask so that its sum of |taps| is at most 2^15 (`layout::families::image_mma`):
 //! hi sums of u8 pixels are then exact integers in the fp32 accumulators, lo sums are
@@ -13,9 +14,9 @@
 //! Geometry: `layout::families::image_mma`.
 use crate::device::*;
 use layout::families::image_mma::{
-    a_blocks, k_steps, raw_chunks, raw_pitch, table_bytes, window_bytes, window_pitch, window_rows, window_w,
-    window_words, BULK_FROM_RADIUS, GROUPS, LO_SHIFT, MAX_A_BLOCKS, MMA_M, OUT_BYTES, OUT_PITCH, STRIP_W, SUM_BITS,
-    THREADS, TILE_H, TILE_W,
+    out_bytes, out_pitch, plane_bytes, raw_chunks, raw_pitch, table_bytes, tile_bytes, tile_px, units, window_bytes,
+    window_pitch, window_quads, window_rows, window_w, BULK_FROM_RADIUS, GROUPS, LO_SHIFT, MAX_CHANNELS, MMA_M,
+    STRIP_PX, SUM_BITS, THREADS, TILE_H, WARPS,
 };
 use layout::mode::map_index;
 
@@ -145,85 +146,129 @@ fn split(v: f32) -> (u32, u32) {
     (hi, f16_bits(rest * pow2(LO_SHIFT)))
 }
 
-/// The 4 bytes of a word as fp16 pairs (bytes 0, 1 and 2, 3): each byte `b` becomes the
-/// fp16 `1024 + b` by its bit pattern, less 1024 (exact).
+/// The bytes `b0` and `b1` (indices into the words `a`, `b1 - b0 <= 4`) as an fp16 pair:
+/// each byte `b` becomes the fp16 `1024 + b` by its bit pattern (`0x64` above it), less
+/// 1024 (exact). Where both bytes lie in one word, one `prmt` with `0x64` bytes as its
+/// second word builds the pattern; else a `prmt` of the two words and a mask.
 #[inline(always)]
-fn widen(w: u32) -> (u32, u32) {
-    let magic = |p: u32| {
-        let d: u32;
-        // SAFETY: registers only.
-        unsafe {
-            core::arch::asm!("sub.f16x2 {d}, {p}, {m};", d = out(reg32) d, p = in(reg32) p | 0x6400_6400,
-                m = in(reg32) 0x6400_6400u32, options(pure, nomem, nostack, preserves_flags));
-        }
-        d
+fn pair(a: &[u32; MAX_CHANNELS as usize + 1], b0: u32, b1: u32) -> u32 {
+    const MAGIC: u32 = 0x6400_6400;
+    let j = (b0 / 4) as usize;
+    let p = if b1 / 4 == b0 / 4 {
+        prmt(a[j], 0x6464_6464, (b0 % 4) | 4 << 4 | (b1 % 4) << 8 | 4 << 12)
+    } else {
+        prmt(a[j], a[j + 1], (b0 % 4) | (b1 - 4 * (b0 / 4)) << 8) & 0x00ff_00ff | MAGIC
     };
-    (magic(prmt(w, 0, 0x4140)), magic(prmt(w, 0, 0x4342)))
+    let d: u32;
+    // SAFETY: registers only.
+    unsafe {
+        core::arch::asm!("sub.f16x2 {d}, {p}, {m};", d = out(reg32) d, p = in(reg32) p, m = in(reg32) MAGIC,
+            options(pure, nomem, nostack, preserves_flags));
+    }
+    d
 }
 
-/// Window word `(sy, q)` of a tile at a border, cell by cell: each of its 4 columns
-/// (from `gx`, wrapping) of plane row `row` (`-1`: the fill value) mapped by the mode.
-/// Out of line: border tiles only.
+/// Deinterleaves a quad (4 pixels, `4C` bytes from byte `sh` of the words `w`) into the
+/// window: channel `ch`'s 4 cells as one 8-byte word of plane `ch` at `dst + ch·plane`.
 ///
 /// # Safety
-/// The image holds `h` rows of `wc` bytes `pitch` apart from `n`; `dst` is an 8-byte
-/// aligned shared address of 8 writable bytes.
-#[inline(never)]
-#[allow(clippy::too_many_arguments)] // scalars: a struct would go through local memory
-unsafe fn border_word(n: *const u8, pitch: u32, wc: u32, c: u32, mode: u32, fill_h: u32, row: i32, gx: u32, dst: u32) {
-    let mut h = [0u32; 4];
-    for (k, v) in h.iter_mut().enumerate() {
-        let x = gx.wrapping_add(k as u32);
-        let col = if row < 0 {
-            u32::MAX
-        } else if x < wc {
-            x
-        } else {
-            crate::stage::column(mode, x, wc, c)
-        };
-        *v = if col == u32::MAX {
-            fill_h
-        } else {
-            // SAFETY: row and col lie inside the image (mapped into it).
-            f16_bits(unsafe { <u8 as Pixel>::load(n.wrapping_add(row as usize * pitch as usize + col as usize)) })
-        };
+/// `dst + ch·plane` is an 8-byte aligned shared address of 8 writable bytes, each `ch < C`.
+#[inline(always)]
+unsafe fn put_quad<const C: u32>(w: &[u32; MAX_CHANNELS as usize + 1], sh: u32, dst: u32, plane: u32) {
+    // The quad's bytes from word 0 on.
+    let mut a = [0u32; MAX_CHANNELS as usize + 1];
+    for i in 0..C as usize {
+        a[i] = prmt(w[i], w[i + 1], 0x3210 + 0x1111 * sh);
     }
-    // SAFETY: per the contract.
-    unsafe { store_shared_u32x2(dst, h[0] | h[1] << 16, h[2] | h[3] << 16) }
+    for ch in 0..C {
+        let lo = pair(&a, ch, C + ch);
+        let hi = pair(&a, 2 * C + ch, 3 * C + ch);
+        // SAFETY: per the contract.
+        unsafe { store_shared_u32x2(dst + ch * plane, lo, hi) };
+    }
 }
 
-/// Writes the output tile at `(x0, y0)` from the shared output tile: 16 bytes a thread
-/// where the tile is whole and its rows 16-byte aligned (a load, a store), else a word at
-/// a time where its rows allow, else byte by byte.
+/// Window quad `(sy, q)` of a tile at a border, cell by cell: each of its 4 pixels (from
+/// `gpx`, wrapping) of plane row `row` (`-1`: the fill value) mapped by the mode, every
+/// channel. Out of line: border tiles only.
+///
+/// # Safety
+/// The image holds `h` rows of `w` pixels of `C` bytes `pitch` apart from `n`;
+/// `dst + ch·plane` is an 8-byte aligned shared address of 8 writable bytes, each `ch < C`.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)] // scalars: a struct would go through local memory
+unsafe fn border_quad<const C: u32>(
+    n: *const u8,
+    pitch: u32,
+    w: u32,
+    mode: u32,
+    fill_h: u32,
+    row: i32,
+    gpx: u32,
+    dst: u32,
+    plane: u32,
+) {
+    let mut col = [u32::MAX; 4];
+    for (k, v) in col.iter_mut().enumerate() {
+        let x = gpx.wrapping_add(k as u32);
+        if row >= 0 {
+            let m = if x < w {
+                x as i32
+            } else {
+                map_index(mode, x as i32, w as i32)
+            };
+            if m >= 0 {
+                *v = m as u32 * C;
+            }
+        }
+    }
+    for ch in 0..C {
+        let mut h = [fill_h; 4];
+        for (v, &c) in h.iter_mut().zip(col.iter()) {
+            if c != u32::MAX {
+                // SAFETY: row and pixel lie inside the image (mapped into it).
+                *v = f16_bits(unsafe {
+                    <u8 as Pixel>::load(n.wrapping_add(row as usize * pitch as usize + (c + ch) as usize))
+                });
+            }
+        }
+        // SAFETY: per the contract.
+        unsafe { store_shared_u32x2(dst + ch * plane, h[0] | h[1] << 16, h[2] | h[3] << 16) }
+    }
+}
+
+/// Writes the output tile at byte `x0` of row `y0` from the shared output tile: 16 bytes
+/// a thread where the tile is whole and its rows 16-byte aligned (a load, a store), else
+/// a word at a time where its rows allow, else byte by byte.
 ///
 /// # Safety
 /// `p` holds `h` rows `pitch` bytes apart of `wc` bytes; `out` holds the tile's bytes.
 #[inline(always)]
-unsafe fn write_out(p: *mut u8, wc: u32, h: u32, pitch: u32, x0: u32, y0: u32, out: u32) {
-    let tid = thread_x();
+unsafe fn write_out<const C: u32>(p: *mut u8, wc: u32, h: u32, pitch: u32, x0: u32, y0: u32, out: u32) {
+    let (tid, tw, op) = (thread_x(), tile_bytes(C), out_pitch(C));
     let base = p.wrapping_add(y0 as usize * pitch as usize + x0 as usize);
-    if x0 + TILE_W <= wc && y0 + TILE_H <= h && pitch.is_multiple_of(16) && (base as usize).is_multiple_of(16) {
-        const PER_ROW: u32 = TILE_W / 16;
-        for k in 0..TILE_H * PER_ROW / THREADS {
+    if x0 + tw <= wc && y0 + TILE_H <= h && pitch.is_multiple_of(16) && (base as usize).is_multiple_of(16) {
+        let per_row = tw / 16;
+        for k in 0..TILE_H * per_row / THREADS {
             let idx = tid + k * THREADS;
-            let (oy, q) = (idx / PER_ROW, idx % PER_ROW);
-            // SAFETY: 16 bytes of the output tile (OUT_PITCH a multiple of 16) and of
+            let (oy, q) = (idx / per_row, idx % per_row);
+            // SAFETY: 16 bytes of the output tile (its pitch a multiple of 16) and of
             // the image's row, aligned.
             unsafe {
-                let v = load_shared_u32x4(out + oy * OUT_PITCH + 16 * q);
+                let v = load_shared_u32x4(out + oy * op + 16 * q);
                 store_global_u32x4(base.wrapping_add(oy as usize * pitch as usize + 16 * q as usize), v);
             }
         }
         return;
     }
-    const PER_ROW: u32 = TILE_W / 4;
+    let per_row = tw / 4;
     let mut idx = tid;
-    while idx < TILE_H * PER_ROW {
-        let (oy, q) = (idx / PER_ROW, idx % PER_ROW);
+    while idx < TILE_H * per_row {
+        let (oy, q) = (idx / per_row, idx % per_row);
         let (y, x) = (y0 + oy, x0 + 4 * q);
         if y < h && x < wc {
             // SAFETY: a word of the output tile.
-            let v = unsafe { load_shared_u32(out + oy * OUT_PITCH + 4 * q) };
+            let v = unsafe { load_shared_u32(out + oy * op + 4 * q) };
             let dst = p.wrapping_add(y as usize * pitch as usize + x as usize);
             if x + 4 <= wc && (dst as usize).is_multiple_of(4) {
                 // SAFETY: 4 bytes of the row, aligned.
@@ -241,16 +286,16 @@ unsafe fn write_out(p: *mut u8, wc: u32, h: u32, pitch: u32, x0: u32, y0: u32, o
     }
 }
 
-/// The B table (every (mask row, k-step) fragment of each lane: b = {B[k][g], B[k+1][g]},
-/// {B[k+8][g], B[k+9][g]} with k = 16·step + 2(l % 4), g = l / 4; hi, then lo) into the
-/// shared `table`, the taps scaled by 2^s (`scale_exponent` of the mask's sum of |taps|);
+/// The B table (every mask row's fragment of each lane: b = {B[k][g], B[k+1][g]},
+/// {B[k+8][g], B[k+9][g]} with k = 2(l % 4), g = l / 4; hi, then lo) into the shared
+/// `table`, the taps scaled by 2^s (`scale_exponent` of the mask's sum of |taps|);
 /// returns 2^-s.
 ///
 /// # Safety
-/// `table` holds `table_bytes(R, C)` shared bytes no thread reads until the next barrier.
+/// `table` holds `table_bytes(R)` shared bytes no thread reads until the next barrier.
 #[inline(always)]
-unsafe fn build_table<const R: u32, const C: u32>(table: u32) -> f32 {
-    let (taps, ks, tid) = (2 * R + 1, k_steps(R, C), thread_x());
+unsafe fn build_table<const R: u32>(table: u32) -> f32 {
+    let (taps, tid) = (2 * R + 1, thread_x());
     let mut sum = 0.0f32;
     for i in 0..(taps * taps) as usize {
         sum += f32::from_bits(Mask2d::get(i).to_bits() & 0x7fff_ffff);
@@ -258,18 +303,18 @@ unsafe fn build_table<const R: u32, const C: u32>(table: u32) -> f32 {
     let s = scale_exponent(sum);
     let (up, down) = (pow2(s), pow2(-s));
     let mut e = tid;
-    while e < table_bytes(R, C) / 16 {
-        let (dy, step, l) = (e / (ks * 32), (e / 32) % ks, e % 32);
+    while e < table_bytes(R) / 16 {
+        let (dy, l) = (e / 32, e % 32);
         let (g, t) = (l / 4, l % 4);
         let tap = |k: u32| {
             let d = k.wrapping_sub(g);
-            if d < 2 * R * C + 1 && d % C == 0 {
-                split(Mask2d::get((dy * taps + d / C) as usize) * up)
+            if d <= 2 * R {
+                split(Mask2d::get((dy * taps + d) as usize) * up)
             } else {
                 (0, 0)
             }
         };
-        let k = 16 * step + 2 * t;
+        let k = 2 * t;
         let (v0, v1, v8, v9) = (tap(k), tap(k + 1), tap(k + 8), tap(k + 9));
         // SAFETY: entry e of the table, inside the block's shared memory.
         unsafe {
@@ -288,12 +333,13 @@ unsafe fn build_table<const R: u32, const C: u32>(table: u32) -> f32 {
     down
 }
 
-/// Stages the window of the tile at `(x0, y0)` as fp16: window cell `(sy, col)` is input
-/// row `y0 - R + sy`, column `x0 - R·C + col`, each mapped by the mode outside the image.
-/// From `BULK_FROM_RADIUS` on, interior tiles copy their input rows' bytes with 16-byte
-/// `cp.async`s into `raw`, every copy in flight at once (the word loads' batches waited
-/// out the memory latency once per batch), then widen them; below it, and in tiles near
-/// the border, the window goes word by word (`stage_words`).
+/// Stages the window of the tile at pixel `(x0, y0)` as fp16 planes: cell `(ch, sy, col)`
+/// is input row `y0 - R + sy`, pixel `x0 - R + col`, channel `ch`, each mapped by the
+/// mode outside the image. From `BULK_FROM_RADIUS` on, interior tiles copy their input
+/// rows' bytes with 16-byte `cp.async`s into `raw`, every copy in flight at once (the
+/// word loads' batches waited out the memory latency once per batch), then deinterleave
+/// them; below it, and in tiles near the border, the window goes quad by quad from
+/// global memory (`stage_quads`).
 ///
 /// # Safety
 /// As `filter`; `win` holds `window_bytes(R, C)` shared bytes and `raw` `raw_bytes(R, C)`,
@@ -302,57 +348,56 @@ unsafe fn build_table<const R: u32, const C: u32>(table: u32) -> f32 {
 #[inline(always)]
 unsafe fn stage<const R: u32, const C: u32>(a: &ConvArgs, x0: u32, y0: u32, win: u32, raw: u32) {
     let (wc, h) = (a.extent[0] * C, a.extent[1]);
-    let gx0 = x0.wrapping_sub(R * C);
-    // SAFETY: forwarded; the bulk test is `stage_raw`'s contract, the word test
-    // `stage_words`' own, per word. The branch is the block's (x0, y0 are), so every
-    // thread meets the barriers. (Each test is written out in its own branch: through one
-    // shared closure the PTX differed from the timed and sanitized builds'.)
+    let gx0 = (x0 * C).wrapping_sub(R * C);
+    // SAFETY: forwarded; the bulk test is `stage_raw`'s contract, the quad test
+    // `stage_quads`' own, per quad. The branch is the block's (x0, y0 are), so every
+    // thread meets the barriers.
     unsafe {
         if R >= BULK_FROM_RADIUS {
-            if y0 >= R && y0 + TILE_H + R <= h && x0 >= R * C + 15 && gx0 + raw_pitch(R, C) <= wc {
+            if y0 >= R && y0 + TILE_H + R <= h && x0 * C >= R * C + 15 && gx0 + raw_pitch(C) <= wc {
                 stage_raw::<R, C>(a, y0, gx0, raw);
                 sync_threads(); // every copy landed, of every thread
                 widen_raw::<R, C>(a, y0, gx0, win, raw);
                 sync_threads(); // raw is read before the table and the output tile overwrite it
             } else {
-                stage_words::<R, C, true>(a, x0, y0, win)
+                stage_quads::<R, C, true>(a, x0, y0, win)
             }
-        } else if y0 >= R && y0 + TILE_H + R <= h && x0 >= R * C + 3 && gx0 + window_w(R, C) + 4 <= wc {
-            stage_words::<R, C, false>(a, x0, y0, win)
+        } else if y0 >= R && y0 + TILE_H + R <= h && x0 >= R + 3 && gx0 + C * window_w(C) + 4 <= wc {
+            stage_quads::<R, C, false>(a, x0, y0, win)
         } else {
-            stage_words::<R, C, true>(a, x0, y0, win)
+            stage_quads::<R, C, true>(a, x0, y0, win)
         }
     }
 }
 
 /// Copies the `window_rows(R)` input rows of an interior tile's window, from the 16-byte
-/// aligned chunk holding column `gx0` on, `raw_chunks(R, C)` chunks a row, into `raw`
-/// (rows `raw_pitch` apart), and waits for this thread's copies.
+/// aligned chunk holding byte `gx0` on, `raw_chunks(C)` chunks a row, into `raw` (rows
+/// `raw_pitch` apart), and waits for this thread's copies.
 ///
 /// # Safety
 /// Rows `y0 - R .. y0 + TILE_H + R` are inside the image and `15 <= gx0`,
-/// `gx0 + raw_pitch(R, C) <= w·C`: every chunk lies inside its row's bytes.
+/// `gx0 + raw_pitch(C) <= w·C`: every chunk lies inside its row's bytes.
 #[inline(always)]
 unsafe fn stage_raw<const R: u32, const C: u32>(a: &ConvArgs, y0: u32, gx0: u32, raw: u32) {
     let n = a.input as *const u8;
-    let (chunks, rows) = (raw_chunks(R, C), window_rows(R));
+    let (chunks, rows) = (raw_chunks(C), window_rows(R));
     let mut idx = thread_x();
     while idx < rows * chunks {
         let (sy, i) = (idx / chunks, idx % chunks);
         let start = n.wrapping_add((y0 - R + sy) as usize * a.pitch as usize + gx0 as usize);
         let chunk = start.wrapping_sub(start as usize & 15).wrapping_add(16 * i as usize);
-        // SAFETY: 16 aligned bytes of the row (the contract: at most 15 before column
+        // SAFETY: 16 aligned bytes of the row (the contract: at most 15 before byte
         // gx0, and raw_pitch from the aligned start ends by gx0 + raw_pitch <= w·C);
         // raw row sy, chunk i, 16-byte aligned inside raw.
-        unsafe { cp_async_f4(raw + sy * raw_pitch(R, C) + 16 * i, chunk as *const f32, 16) };
+        unsafe { cp_async_f4(raw + sy * raw_pitch(C) + 16 * i, chunk as *const f32, 16) };
         idx += THREADS;
     }
     cp_async_commit();
     cp_async_wait::<0>();
 }
 
-/// Widens an interior tile's raw window (`stage_raw`, landed) into the fp16 window, a
-/// word of 4 cells at a time: the two raw words around its 4 bytes, one funnel shift.
+/// Deinterleaves an interior tile's raw window (`stage_raw`, landed) into the planes, a
+/// quad at a time: the `C + 1` raw words around its `4C` bytes.
 ///
 /// # Safety
 /// `raw` holds the landed copies of `stage_raw(a, y0, gx0, raw)` (after a barrier); `win`
@@ -360,180 +405,207 @@ unsafe fn stage_raw<const R: u32, const C: u32>(a: &ConvArgs, y0: u32, gx0: u32,
 #[inline(always)]
 unsafe fn widen_raw<const R: u32, const C: u32>(a: &ConvArgs, y0: u32, gx0: u32, win: u32, raw: u32) {
     let n = a.input as *const u8;
-    let (wp, words, rows) = (window_pitch(R, C), window_words(R, C), window_rows(R));
+    let (wp, quads, rows) = (window_pitch(C), window_quads(C), window_rows(R));
     let mut idx = thread_x();
-    while idx < rows * words {
-        let (sy, q) = (idx / words, idx % words);
-        // Where the row's window starts in its first chunk, then this word's bytes.
+    while idx < rows * quads {
+        let (sy, q) = (idx / quads, idx % quads);
+        // Where the row's window starts in its first chunk, then this quad's bytes.
         let lead = (n as u32)
             .wrapping_add((y0 - R + sy).wrapping_mul(a.pitch))
             .wrapping_add(gx0)
             & 15;
-        let o = lead + 4 * q;
-        let at = raw + sy * raw_pitch(R, C) + (o & !3);
-        // SAFETY: both words lie inside raw row sy: o <= 15 + window_w - 4, so they end
-        // by window_w + 19 < raw_pitch = window_w + 24 (window_w is 8 more than a multiple
-        // of 16); landed, after the caller's barrier.
-        let (lo, hi) = unsafe { (load_shared_u32(at), load_shared_u32(at + 4)) };
-        let (x, y) = widen(prmt(lo, hi, 0x3210 + 0x1111 * (o & 3)));
-        // SAFETY: window cell (sy, 4q), 8-byte aligned, inside the window.
-        unsafe { store_shared_u32x2(win + 2 * (sy * wp + 4 * q), x, y) };
+        let o = lead + 4 * C * q;
+        let at = raw + sy * raw_pitch(C) + (o & !3);
+        // SAFETY: inside raw row sy: o + 4C + 4 <= 15 + 4C·quads + 4 <= raw_pitch
+        // (raw_chunks); landed, after the caller's barrier.
+        let word = |i: u32| {
+            if i <= C {
+                unsafe { load_shared_u32(at + 4 * i) }
+            } else {
+                0
+            }
+        };
+        let w = [word(0), word(1), word(2), word(3), word(4)];
+        // SAFETY: plane cells (sy, 4q..4q + 4), 8-byte aligned, inside each plane.
+        unsafe { put_quad::<C>(&w, o & 3, win + 2 * (sy * wp + 4 * q), plane_bytes(R, C)) };
         idx += THREADS;
     }
 }
 
-/// The window's words, 4 cells each: two aligned input words around each 4 bytes, then
-/// one funnel shift, a batch of words' loads first so that their latencies overlap. The
-/// batches unrolled at r <= 1 in interior tiles (H200, 8192^2 x 3: 252 us against 305
-/// rolled), rolled above (unrolled, ptxas spilled at r = 3 at 80 registers). In tiles at
-/// a border (`EDGE`), each word's row is mapped by the mode, and only the words whose
-/// aligned reads would leave the row, or whose row is the fill, go cell by cell
-/// (`border_word`): a tile at the left or right edge has one or two such words a row,
-/// where every word went cell by cell.
+/// Most quads a thread's batch in `stage_quads` holds (at one channel).
+const MAX_BATCH: u32 = 8;
+
+/// `$body` once per batch slot `$i` = 0..MAX_BATCH, written out (the slots' bodies test
+/// `$i` against the batch).
+macro_rules! batch_slots {
+    ($i:ident => $body:block) => {
+        batch_slots!(@ $i $body; 0 1 2 3 4 5 6 7)
+    };
+    (@ $i:ident $body:block; $($n:literal)*) => {
+        $({
+            let $i: u32 = $n;
+            $body
+        })*
+    };
+}
+const _: () = assert!(12 / 2 <= MAX_BATCH);
+
+/// The window's quads, 4 pixels of every channel each: the `C + 1` aligned input words
+/// around each quad's `4C` bytes, a batch of quads' loads first so that their latencies
+/// overlap. The batches unrolled at r <= 1 in interior tiles, rolled above (unrolled,
+/// ptxas spilled at r = 3 at 80 registers). In tiles at a border (`EDGE`), each quad's
+/// row is mapped by the mode, and only the quads whose aligned reads would leave the
+/// row, or whose row is the fill, go cell by cell (`border_quad`).
 ///
 /// # Safety
-/// As `stage`; without `EDGE`, every word's aligned reads lie inside its row (the
+/// As `stage`; without `EDGE`, every quad's aligned reads lie inside its row (the
 /// interior test of `stage`).
 #[inline(always)]
-unsafe fn stage_words<const R: u32, const C: u32, const EDGE: bool>(a: &ConvArgs, x0: u32, y0: u32, win: u32) {
+unsafe fn stage_quads<const R: u32, const C: u32, const EDGE: bool>(a: &ConvArgs, x0: u32, y0: u32, win: u32) {
     let n = a.input as *const u8;
-    let (wc, h, pitch, tid) = (a.extent[0] * C, a.extent[1], a.pitch, thread_x());
-    let (wp, wr, words) = (window_pitch(R, C), window_rows(R), window_words(R, C));
-    let gx0 = x0.wrapping_sub(R * C);
+    let (w, h, pitch, tid) = (a.extent[0], a.extent[1], a.pitch, thread_x());
+    let (wc, wp, wr, quads, plane) = (
+        w * C,
+        window_pitch(C),
+        window_rows(R),
+        window_quads(C),
+        plane_bytes(R, C),
+    );
+    let gx0 = (x0 * C).wrapping_sub(R * C);
     let fill_h = if EDGE && a.mode == layout::mode::code::CONSTANT {
         f16_bits(a.fill)
     } else {
         0
     };
-    // Window word idx: whether it goes the fast way, its row (mapped; u32::MAX: the fill), its
-    // first column, its window cell.
+    // Window quad idx: whether it goes the fast way, its row (mapped; u32::MAX: the
+    // fill), its first byte, its plane-0 cell.
     let at = |idx: u32| {
-        let (sy, q) = (idx / words, idx % words);
+        let (sy, q) = (idx / quads, idx % quads);
         let gy = (y0 + sy).wrapping_sub(R);
         let row = if !EDGE || gy < h {
             gy
         } else {
             map_index(a.mode, gy as i32, h as i32) as u32
         };
-        let gx = gx0.wrapping_add(4 * q);
-        // The aligned words around columns gx..gx + 4 lie in 3 bytes before gx and 4
-        // after gx + 4 (gx "negative" wraps above wc).
-        let fast = !EDGE || (row < h && gx >= 3 && gx < wc && wc - gx >= 8);
+        let gx = gx0.wrapping_add(4 * C * q);
+        // The aligned words around bytes gx..gx + 4C lie in 3 bytes before gx and 4
+        // after gx + 4C (gx "negative" wraps above wc).
+        let fast = !EDGE || (row < h && gx >= 3 && gx < wc && wc - gx >= 4 * C + 4);
         (fast, row, gx, win + 2 * (sy * wp + 4 * q))
     };
-    // Border tiles batch 4 words: their rows and columns stay live between the loads
-    // and the stores (ptxas spilled 28-68 bytes at r <= 1 and 64 registers with 8).
-    const BATCH: u32 = 8;
-    let batch = if EDGE { BATCH / 2 } else { BATCH };
-    let per = (wr * words).div_ceil(THREADS);
+    // Loads in flight per batch: about 12 words (C + 1 a quad); border tiles half.
+    let batch = ((12 / (C + 1)) / if EDGE { 2 } else { 1 }).max(1);
+    let per = (wr * quads).div_ceil(THREADS);
     for first in (0..if R <= 1 && !EDGE { per } else { opaque(per) }).step_by(batch as usize) {
-        let mut lo = [0u32; BATCH as usize];
-        let mut hi = [0u32; BATCH as usize];
-        let word = |i: u32| {
+        let mut ws = [[0u32; MAX_CHANNELS as usize + 1]; MAX_BATCH as usize];
+        let quad = |i: u32| {
             let (fast, row, gx, dst) = at(tid + (first + i) * THREADS);
             (
-                tid + (first + i) * THREADS < wr * words && first + i < per,
+                i < batch && tid + (first + i) * THREADS < wr * quads && first + i < per,
                 fast,
                 row,
                 gx,
                 dst,
             )
         };
-        for i in 0..batch {
-            let (live, fast, row, gx, _) = word(i);
+        // Written out per batch slot (`batch_slots!`): as loops, LLVM kept `ws` in local
+        // memory.
+        batch_slots!(i => {
+            let (live, fast, row, gx, _) = quad(i);
             if live && fast {
                 let addr = n.wrapping_add(row as usize * pitch as usize + gx as usize);
                 let al = addr.wrapping_sub(addr as usize & 3);
-                // SAFETY: both aligned words lie inside the row's bytes (the interior
-                // test, or `fast`), the row inside the image (mapped).
-                unsafe {
-                    lo[i as usize] = load_global_nc_u32(al);
-                    hi[i as usize] = load_global_nc_u32(al.wrapping_add(4));
+                for k in 0..C as usize + 1 {
+                    // SAFETY: the aligned words lie inside the row's bytes (the interior
+                    // test, or `fast`), the row inside the image (mapped).
+                    ws[i as usize][k] = unsafe { load_global_nc_u32(al.wrapping_add(4 * k)) };
                 }
             }
-        }
-        for i in 0..batch {
-            let (live, fast, row, gx, dst) = word(i);
+        });
+        batch_slots!(i => {
+            let (live, fast, row, gx, dst) = quad(i);
             if live && fast {
                 let sh = n.wrapping_add(row as usize * pitch as usize + gx as usize) as u32 & 3;
-                let (x, y) = widen(prmt(lo[i as usize], hi[i as usize], 0x3210 + 0x1111 * sh));
-                // SAFETY: window cell (sy, 4q), 8-byte aligned, inside the window.
-                unsafe { store_shared_u32x2(dst, x, y) };
+                // SAFETY: plane cells (sy, 4q..4q + 4), 8-byte aligned, inside each plane.
+                unsafe { put_quad::<C>(&ws[i as usize], sh, dst, plane) };
             }
-        }
+        });
     }
     if EDGE {
-        // The other words, after the batches: nothing of theirs is live across the call.
+        // The other quads, after the batches: nothing of theirs is live across the call.
         let mut idx = tid;
-        while idx < wr * words {
-            let (fast, row, gx, dst) = at(idx);
+        while idx < wr * quads {
+            let (fast, row, _, dst) = at(idx);
             if !fast {
-                // SAFETY: the row is mapped into the image (or -1), the columns by the
-                // mode; window cell (sy, 4q) is inside the window.
-                unsafe { border_word(n, pitch, wc, C, a.mode, fill_h, row as i32, gx, dst) };
+                let gpx = x0.wrapping_sub(R).wrapping_add(4 * (idx % quads));
+                // SAFETY: the row is mapped into the image (or -1), the pixels by the
+                // mode; plane cells (sy, 4q..4q + 4) are inside each plane.
+                unsafe { border_quad::<C>(n, pitch, w, a.mode, fill_h, row as i32, gpx, dst, plane) };
             }
             idx += THREADS;
         }
     }
 }
 
-/// Each warp sums its 32-column strip of the tile, 16 rows at a time, into the shared
-/// output tile as saturated bytes (`down`: the taps' scale back).
+/// The warps sum the tile's units (channel, 32-pixel strip, 16 rows), every warp as
+/// many, into the shared output tile as saturated bytes (`down`: the taps' scale back).
 ///
 /// # Safety
 /// `win` holds the staged window and `table` the B table (after a barrier); `out`
-/// holds `OUT_BYTES` shared bytes no other thread touches until the next barrier.
+/// holds `out_bytes(C)` shared bytes no other thread touches until the next barrier.
 #[inline(always)]
 unsafe fn sum_tile<const R: u32, const C: u32>(win: u32, table: u32, out: u32, down: f32) {
-    let (taps, ks, wp) = (2 * R + 1, k_steps(R, C), window_pitch(R, C));
+    let (taps, wp, op) = (2 * R + 1, window_pitch(C), out_pitch(C));
     let (lane, warp) = (thread_x() % 32, thread_x() / 32);
-    // Rolled: unrolled, ptxas overlapped the row blocks and spilled at 80 registers.
-    for mb in 0..opaque(TILE_H / MMA_M) {
+    let strips = tile_px(C) / STRIP_PX;
+    // Rolled: unrolled, ptxas overlapped the units and spilled.
+    for it in 0..opaque(units(C) / WARPS) {
+        let u = warp + WARPS * it;
+        let (mb, s, ch) = (
+            u % (TILE_H / MMA_M),
+            (u / (TILE_H / MMA_M)) % strips,
+            u / (TILE_H / MMA_M) / strips,
+        );
         let mut acc_hi = [[0.0f32; 4]; GROUPS as usize];
         let mut acc_lo = [[0.0f32; 4]; GROUPS as usize];
-        // Lane l gives row l % 16 of 8 columns from 8(l / 16): ldmatrix's 4 matrices.
-        let a_lane = win + 2 * ((mb * MMA_M + lane % 16) * wp + warp * STRIP_W + 8 * (lane / 16));
+        // Lane l gives row l % 16 of 8 pixels from 8(l / 16): ldmatrix's 4 matrices.
+        let a_lane =
+            win + ch * plane_bytes(R, C) + 2 * ((mb * MMA_M + lane % 16) * wp + s * STRIP_PX + 8 * (lane / 16));
         for dy in 0..taps {
-            // The strip's 8-column blocks of these 16 rows, each loaded once: m[2j],
-            // m[2j + 1] are block j's rows 0..8 and 8..16. Group `grp`'s A at step `step`
-            // is blocks grp + 2·step and the next (one `ldmatrix` each had read 8 blocks
-            // a mask row where 7 are distinct at 2 steps, 4 where 5 are at 1, and
-            // shared-memory reads bounded r >= 2).
-            let mut m = [0u32; 2 * MAX_A_BLOCKS as usize];
+            // The unit's 5 8-pixel blocks of these 16 rows, each loaded once: m[2j],
+            // m[2j + 1] are block j's rows 0..8 and 8..16; group grp's A is blocks grp
+            // and grp + 1.
             let row = a_lane + 2 * dy * wp;
-            for j in 0..a_blocks(R, C) / 2 {
-                // SAFETY: rows mb·16 + dy + 0..16 < wr, blocks 2j, 2j + 1 inside the
-                // window's width (`a_blocks`); 16-byte aligned (wp, offsets multiples of 8).
-                let x = unsafe { ldmatrix_x4(row + 2 * 16 * j) };
-                m[4 * j as usize..4 * j as usize + 4].copy_from_slice(&x);
-            }
-            if a_blocks(R, C) % 2 == 1 {
-                let j = a_blocks(R, C) / 2;
-                // SAFETY: as above, block 2j alone (lanes 0..16 give the addresses).
-                let x = unsafe { ldmatrix_x2(row + 2 * 16 * j) };
-                m[4 * j as usize..4 * j as usize + 2].copy_from_slice(&x);
-            }
-            for step in 0..ks {
-                // SAFETY: this lane's entry of the table.
-                let b = unsafe { load_shared_u32x4(table + 16 * ((dy * ks + step) * 32 + lane)) };
-                for (grp, (hi, lo)) in acc_hi.iter_mut().zip(acc_lo.iter_mut()).enumerate() {
-                    let k = 2 * (grp + 2 * step as usize);
-                    let x = [m[k], m[k + 1], m[k + 2], m[k + 3]];
-                    *hi = mma(x, b[0], b[1], *hi);
-                    *lo = mma(x, b[2], b[3], *lo);
-                }
+            // SAFETY: rows mb·16 + dy + 0..16 < wr, blocks 0..5 inside the plane's width
+            // (layout's assertion); 16-byte aligned (wp, offsets multiples of 8).
+            // SAFETY: this lane's entry of the table.
+            let b = unsafe { load_shared_u32x4(table + 16 * (dy * 32 + lane)) };
+            let (x0, x1, x2) = unsafe { (ldmatrix_x4(row), ldmatrix_x4(row + 32), ldmatrix_x2(row + 64)) };
+            let m = [x0[0], x0[1], x0[2], x0[3], x1[0], x1[1], x1[2], x1[3], x2[0], x2[1]];
+            for (grp, (hi, lo)) in acc_hi.iter_mut().zip(acc_lo.iter_mut()).enumerate() {
+                let x = [m[2 * grp], m[2 * grp + 1], m[2 * grp + 2], m[2 * grp + 3]];
+                *hi = mma(x, b[0], b[1], *hi);
+                *lo = mma(x, b[2], b[3], *lo);
             }
         }
-        // Outputs (g, 2t..2t+1) and (g + 8, 2t..2t+1) of each group, as bytes.
+        // Outputs (g, 2t..2t+1) and (g + 8, 2t..2t+1) of each group, as bytes of channel
+        // ch in the interleaved output tile.
         let (g, t) = (lane / 4, lane % 4);
         for (grp, (hi, lo)) in acc_hi.iter().zip(acc_lo.iter()).enumerate() {
             let v = |i: usize| u8_sat(fma(lo[i], pow2(-LO_SHIFT), hi[i]) * down);
-            let col = warp * STRIP_W + 8 * grp as u32 + 2 * t;
-            let row = mb * MMA_M + g;
-            // SAFETY: inside the output tile, 2-byte aligned.
+            let col = (s * STRIP_PX + 8 * grp as u32 + 2 * t) * C + ch;
+            let at = out + (mb * MMA_M + g) * op + col;
+            // SAFETY: inside the output tile (2-byte aligned where C = 1).
             unsafe {
-                store_shared_u16(out + row * OUT_PITCH + col, prmt(v(0), v(1), 0x0040));
-                store_shared_u16(out + (row + 8) * OUT_PITCH + col, prmt(v(2), v(3), 0x0040));
+                if C == 1 {
+                    store_shared_u16(at, prmt(v(0), v(1), 0x0040));
+                    store_shared_u16(at + 8 * op, prmt(v(2), v(3), 0x0040));
+                } else {
+                    store_shared_u8(at, v(0));
+                    store_shared_u8(at + C, v(1));
+                    store_shared_u8(at + 8 * op, v(2));
+                    store_shared_u8(at + 8 * op + C, v(3));
+                }
             }
         }
     }
@@ -546,17 +618,17 @@ unsafe fn sum_tile<const R: u32, const C: u32>(win: u32, table: u32, out: u32, d
 /// `layout::families::image_mma` says for `C` channels.
 #[inline(always)]
 unsafe fn filter<const R: u32, const C: u32>(a: &ConvArgs) {
-    let (wc, h) = (a.extent[0] * C, a.extent[1]);
+    let (w, h) = (a.extent[0], a.extent[1]);
     // One tile per block, the block scheduler balancing the launch: persistent blocks
     // looping over the tiles left SMs idle (ncu, image_mma_c3_r1: the busiest SM active
     // 772 k cycles, the least 398 k, of 797 k) and ran r = 1 at 452 us against 272.
-    // Of block b, the row of tiles `wc` bytes wide (never 0 tiles: no division-by-zero
-    // panic path).
-    let origin = |b: u32, wc: u32| {
-        let tiles_x = wc.div_ceil(TILE_W).max(1);
-        ((b % tiles_x) * TILE_W, (b / tiles_x) * TILE_H)
+    // Of block b, the row of tiles `w` pixels wide (never 0 tiles: no division-by-zero
+    // panic path); the origin in pixels.
+    let origin = |b: u32, w: u32| {
+        let tiles_x = w.div_ceil(tile_px(C)).max(1);
+        ((b % tiles_x) * tile_px(C), (b / tiles_x) * TILE_H)
     };
-    let (x0, y0) = origin(block_x(), wc);
+    let (x0, y0) = origin(block_x(), w);
     if y0 >= h {
         return; // past the last tile (the whole block: no barrier is left waiting)
     }
@@ -571,19 +643,18 @@ unsafe fn filter<const R: u32, const C: u32>(a: &ConvArgs) {
         // The output tile's and the table's addresses from the window's where each is
         // used: kept as values of their own, one was spilled (ptxas, r = 1, 64
         // registers).
-        let table = win + window_bytes(R, C) + OUT_BYTES;
-        let down = build_table::<R, C>(table);
+        let table = win + window_bytes(R, C) + out_bytes(C);
+        let down = build_table::<R>(table);
         sync_threads();
         sum_tile::<R, C>(win, table, win + window_bytes(R, C), down);
         sync_threads();
         // The origin again, from an opaque copy of the block index: kept from the
         // start, it was spilled across the sums (ptxas, 64 registers).
-        let (x0, y0) = origin(opaque(block_x()), opaque(wc));
+        let (x0, y0) = origin(opaque(block_x()), opaque(w));
         let out = shared_addr(shared_f32()) + opaque(window_bytes(R, C));
-        write_out(a.output as *mut u8, wc, h, a.pitch, x0, y0, out);
+        write_out::<C>(a.output as *mut u8, w * C, h, a.pitch, x0 * C, y0, out);
     }
 }
-
 /// Entries per (channels, radius): `THREADS` threads, `min_blocks(R, C)` blocks per SM.
 macro_rules! entries {
     ($($name:ident = $c:literal, $r:literal);* $(;)?) => {$(

@@ -327,7 +327,7 @@ fn bad_images_and_pitches_are_typed_errors() {
 }
 
 /// image_mma (u8 on the tensor cores) on images tall and wide enough for tiles wholly
-/// inside them (64 rows × 256 bytes), every channel count, radii 0 to 4, every mode
+/// inside them (64 rows × 64 pixels), every channel count, radii 0 to 4, every mode
 /// (constant with an integer fill), at the driver's pitch and at a row plus 1 and 3
 /// bytes (every row's alignment differs), with masks of mixed signs and magnitudes.
 #[test]

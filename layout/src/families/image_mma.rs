@@ -1,97 +1,92 @@
 //! `image_mma` (kernels-gpu/src/image_mma.rs): pitched u8 images of 1 to 4 interleaved
 //! channels on the tensor cores, every ghost-cell mode. A row of a mask applied to a row
-//! of interleaved pixels is a product with a Toeplitz matrix: 8 outputs of a row read
-//! `8 + 2r·c` consecutive bytes, so a warp's `mma.sync.m16n8k16` (fp16 in, fp32 sums)
-//! takes 16 rows × 16 input bytes (A, from shared memory with `ldmatrix`) against a
-//! 16 × 8 Toeplitz block of taps (B), once per mask row and 16 input bytes. u8 pixels are
-//! exact in fp16; the taps are split into two fp16 parts (hi, an integer, and lo, the
-//! rest scaled by 2^11) on a grid set by the mask's sum of |taps|, so that every hi sum
-//! is an exact integer in fp32 and the result keeps fp32 accuracy (README).
+//! of one channel's pixels is a product with a Toeplitz matrix: 8 outputs of a row read
+//! `8 + 2r` consecutive pixels, so a warp's `mma.sync.m16n8k16` (fp16 in, fp32 sums)
+//! takes 16 rows × 16 pixels (A, from shared memory with `ldmatrix`) against a 16 × 8
+//! Toeplitz block of taps (B), once per mask row. u8 pixels are exact in fp16; the taps
+//! are split into two fp16 parts (hi, an integer, and lo, the rest scaled by 2^11) on a
+//! grid set by the mask's sum of |taps|, so that every hi sum is an exact integer in fp32
+//! and the result keeps fp32 accuracy (README).
 //!
-//! A block of [`THREADS`] threads filters one [`TILE_H`] × [`TILE_W`]-byte tile: it
-//! stages the tile's window as fp16 into shared memory, each warp sums a
-//! [`TILE_H`] × 32-byte strip, 16 rows at a time, stores it rounded and saturated into a
-//! shared output tile, and the block writes that out in words.
+//! The window is staged planar, one fp16 plane per channel: in interleaved bytes the taps
+//! of one channel lie `c` bytes apart, so 8 outputs read `8 + 2r·c` bytes and took
+//! `⌈(8 + 2r·c) / 16⌉` MMA steps a mask row (2 at c = 3, r ≥ 2), where a plane takes one
+//! for every r ≤ 4.
+//!
+//! A block of [`THREADS`] threads filters one [`TILE_H`] × [`tile_px`]-pixel tile: it
+//! stages the tile's window into shared memory, its warps sum [`MMA_M`] × [`STRIP_PX`]
+//! units of one channel (every warp as many), store them rounded and saturated into a
+//! shared output tile of interleaved bytes, and the block writes that out.
 use crate::shape::{blocks, MAX_GRID_X};
 use crate::{masks, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
 
-/// Threads of a block: 8 warps side by side, each a 32-byte strip of the tile.
+/// Threads of a block.
 pub const THREADS: u32 = 256;
 /// Warps of a block.
 pub const WARPS: u32 = THREADS / 32;
-/// Output columns (bytes of interleaved channels) of a warp's strip: 4 groups of 8.
-pub const STRIP_W: u32 = 32;
-/// Groups of 8 output columns per strip (the `n8` of the MMA).
-pub const GROUPS: u32 = STRIP_W / 8;
-/// Output tile width in bytes.
-pub const TILE_W: u32 = WARPS * STRIP_W;
+/// Output pixels (of one channel) of a unit: 4 groups of 8.
+pub const STRIP_PX: u32 = 32;
+/// Groups of 8 output pixels per unit (the `n8` of the MMA).
+pub const GROUPS: u32 = STRIP_PX / 8;
 /// Output rows of a tile: 4 MMA row blocks of 16.
 pub const TILE_H: u32 = 64;
-/// Rows of an MMA block (the `m16`).
+/// Rows of an MMA block (the `m16`) and of a unit.
 pub const MMA_M: u32 = 16;
 /// Largest compiled radius.
 pub const MAX_RADIUS: u32 = 4;
 /// Largest compiled channel count.
 pub const MAX_CHANNELS: u32 = 4;
-/// Bytes between two rows of the shared output tile: 16 more than a row, so the 8 rows
-/// a warp's fragment stores touch fall in different banks.
-pub const OUT_PITCH: u32 = TILE_W + 16;
 /// Bits the lo part of a tap is scaled up by (fp16 keeps 11 significant bits).
 pub const LO_SHIFT: i32 = 11;
 /// Power of two the mask's sum of |taps| is scaled to at most: the hi parts are integers
 /// whose sum of |hi| stays below `2^15 + taps/2`, so a hi sum over u8 pixels stays below
 /// 2^24 (exact in fp32) and every hi below fp16's largest finite value.
 pub const SUM_BITS: i32 = 15;
+/// 8-pixel blocks a unit's A fragments read per mask row: group `g` reads blocks `g`
+/// and `g + 1` (16 pixels: 8 outputs need `8 + 2r <= 16`).
+pub const A_BLOCKS: u32 = GROUPS + 1;
+
+// One 16-pixel MMA step covers every compiled radius.
+const _: () = assert!(8 + 2 * MAX_RADIUS <= 16);
 
 /// The smallest radius at which `Auto` runs u8 images here rather than on `image_fast`.
-/// H200, 8192² × 3 u8, µs, image_mma (fifteenth session, A/B run 1: the word loads at
-/// r = 1, the bulk copies above) against image_fast (eleventh session, run 5): r = 1
-/// 262.8 / 352.1, r = 2 459.7 / 494.1, r = 3 565.3 / 699.3, r = 4 674.4 / 924.1.
+/// H200, 8192² × 3 u8, µs, image_mma (sixteenth session, A/B run 2, planar windows)
+/// against image_fast (fifteenth session, run 4): r = 1 258.7 / 350.8, r = 2
+/// 338.3 / 492.5, r = 3 346.8 / 695.7, r = 4 411.4 / 921.1.
 pub const AUTO_FROM_RADIUS: u32 = 1;
 
-/// 16-input steps of the Toeplitz product per mask row: 8 outputs read `8 + 2r·c` bytes.
+/// Pixels of a tile row: a tile has `c` units per warp (at 128 pixels and one channel,
+/// ptxas spilled the loop over 2 units at r = 2 and 4, at 80 and 64 registers).
 #[inline]
-pub const fn k_steps(r: u32, c: u32) -> u32 {
-    (8 + 2 * r * c).div_ceil(16)
+pub const fn tile_px(c: u32) -> u32 {
+    let _ = c;
+    64
 }
 
-/// 8-column blocks of a warp's strip its A fragments read per mask row: group `g` at
-/// step `s` reads blocks `g + 2s` and `g + 2s + 1`.
+/// Output bytes of a tile row (interleaved channels).
 #[inline]
-pub const fn a_blocks(r: u32, c: u32) -> u32 {
-    GROUPS + 2 * k_steps(r, c) - 1
+pub const fn tile_bytes(c: u32) -> u32 {
+    tile_px(c) * c
 }
 
-/// The most [`a_blocks`] of any compiled radius and channel count.
-pub const MAX_A_BLOCKS: u32 = a_blocks(MAX_RADIUS, MAX_CHANNELS);
-
-// The last warp's A blocks end inside the window, for every compiled radius and channel
-// count: the kernel's `ldmatrix` reads rely on it.
-const _: () = {
-    let mut r = 0;
-    while r <= MAX_RADIUS {
-        let mut c = 1;
-        while c <= MAX_CHANNELS {
-            assert!((WARPS - 1) * STRIP_W + 8 * a_blocks(r, c) <= window_w(r, c));
-            assert!(a_blocks(r, c) <= MAX_A_BLOCKS);
-            c += 1;
-        }
-        r += 1;
-    }
-};
-
-/// Columns of a tile's window (shared fp16 cells): the last group's A reads
-/// `16·k_steps` cells from its start.
+/// Units of a tile: channels × strips × row blocks.
 #[inline]
-pub const fn window_w(r: u32, c: u32) -> u32 {
-    TILE_W - 8 + 16 * k_steps(r, c)
+pub const fn units(c: u32) -> u32 {
+    c * (tile_px(c) / STRIP_PX) * (TILE_H / MMA_M)
+}
+
+/// fp16 cells of a window plane row: the last unit's last A block ends 8 pixels past the
+/// tile (`A_BLOCKS`), which covers the `r` pixels on each side.
+#[inline]
+pub const fn window_w(c: u32) -> u32 {
+    tile_px(c) + 8
 }
 
 /// fp16 cells between two window rows: at least [`window_w`], and 8 more than a multiple
 /// of 64 (rows 16 bytes apart modulo 128), so `ldmatrix`'s 8 rows hit distinct banks.
 #[inline]
-pub const fn window_pitch(r: u32, c: u32) -> u32 {
-    let w = window_w(r, c);
+pub const fn window_pitch(c: u32) -> u32 {
+    let w = window_w(c);
     if w % 64 <= 8 {
         w - w % 64 + 8
     } else {
@@ -105,72 +100,106 @@ pub const fn window_rows(r: u32) -> u32 {
     TILE_H + 2 * r
 }
 
-/// 4-byte words of input a window row holds (every window column, 4 at a time).
+/// 4-pixel quads of a window row: the staging's unit of work (`4c` input bytes, a word of
+/// 4 fp16 cells in each plane).
 #[inline]
-pub const fn window_words(r: u32, c: u32) -> u32 {
-    window_w(r, c) / 4
+pub const fn window_quads(c: u32) -> u32 {
+    window_w(c) / 4
 }
 
-/// Shared bytes of a tile's window (fp16 cells); the output tile follows it.
+/// Shared bytes of one channel's window plane.
+#[inline]
+pub const fn plane_bytes(r: u32, c: u32) -> u32 {
+    2 * window_rows(r) * window_pitch(c)
+}
+
+/// Shared bytes of a tile's window (every plane); the output tile follows it.
 #[inline]
 pub const fn window_bytes(r: u32, c: u32) -> u32 {
-    2 * window_rows(r) * window_pitch(r, c)
+    c * plane_bytes(r, c)
+}
+
+/// Bytes between two rows of the shared output tile: 16 more than a row, so that the
+/// rows a warp's fragment stores touch spread over the banks.
+#[inline]
+pub const fn out_pitch(c: u32) -> u32 {
+    tile_bytes(c) + 16
 }
 
 /// Shared bytes of the output tile; the B table follows it.
-pub const OUT_BYTES: u32 = TILE_H * OUT_PITCH;
-
-/// Bytes of the B-fragment table: per mask row and k-step, 16 bytes per lane (hi and lo,
-/// 2 registers each).
 #[inline]
-pub const fn table_bytes(r: u32, c: u32) -> u32 {
-    (2 * r + 1) * k_steps(r, c) * 32 * 16
+pub const fn out_bytes(c: u32) -> u32 {
+    TILE_H * out_pitch(c)
 }
+
+/// Bytes of the B-fragment table: per mask row, 16 bytes per lane (hi and lo, 2
+/// registers each).
+#[inline]
+pub const fn table_bytes(r: u32) -> u32 {
+    (2 * r + 1) * 32 * 16
+}
+
+// The last unit's A blocks end inside the window; the output tile's rows and the
+// window planes stay 16-byte aligned; every warp sums as many units; every thread of the
+// block writes as many 16-byte pieces of a whole tile.
+const _: () = {
+    let mut c = 1;
+    while c <= MAX_CHANNELS {
+        assert!(tile_px(c) - STRIP_PX + 8 * A_BLOCKS <= window_w(c));
+        assert!(out_pitch(c) % 16 == 0 && plane_bytes(0, c) % 16 == 0 && window_w(c) % 4 == 0);
+        assert!(units(c) % WARPS == 0);
+        assert!((TILE_H * tile_bytes(c) / 16) % THREADS == 0);
+        c += 1;
+    }
+};
 
 /// The smallest radius whose interior tiles stage their window with 16-byte `cp.async`
 /// copies of the input rows, then widen it from shared memory, rather than with word
-/// loads. H200, 8192² × 3 u8 (fifteenth session, A/B run 1, µs, word loads against the
-/// copies): r = 1 262.8 / 275.6, r = 2 499.5 / 459.7, r = 3 596.6 / 565.3, r = 4
-/// 697.0 / 674.4.
+/// loads. H200, 8192² × 3 u8, µs, word loads against the copies: interleaved windows
+/// (fifteenth session, A/B run 1) r = 1 262.8 / 275.6, r = 2 499.5 / 459.7, r = 3
+/// 596.6 / 565.3, r = 4 697.0 / 674.4; planar (sixteenth session, A/B run 2) r = 1
+/// 258.7 / 279.1.
 pub const BULK_FROM_RADIUS: u32 = 2;
 
 /// 16-byte chunks an interior tile copies of each input row of its window: the window's
-/// bytes from wherever they start in a 16-byte aligned chunk.
+/// bytes from wherever they start in a 16-byte aligned chunk, and the word after them
+/// (a quad's aligned loads read up to 4 bytes past its own).
 #[inline]
-pub const fn raw_chunks(r: u32, c: u32) -> u32 {
-    (window_w(r, c) + 15).div_ceil(16)
+pub const fn raw_chunks(c: u32) -> u32 {
+    (window_w(c) * c + 19).div_ceil(16)
 }
 
 /// Bytes between two rows of the raw window (an interior tile's input bytes as copied).
 #[inline]
-pub const fn raw_pitch(r: u32, c: u32) -> u32 {
-    16 * raw_chunks(r, c)
+pub const fn raw_pitch(c: u32) -> u32 {
+    16 * raw_chunks(c)
 }
 
 /// Shared bytes of the raw window. It lies where the output tile and the B table go
 /// (both written after it is widened).
 #[inline]
 pub const fn raw_bytes(r: u32, c: u32) -> u32 {
-    window_rows(r) * raw_pitch(r, c)
+    window_rows(r) * raw_pitch(c)
 }
 
 /// Shared bytes of a block: the window, then the output tile and the B table, or (from
 /// `BULK_FROM_RADIUS` on) the raw window in their place where it is larger.
 #[inline]
 pub const fn shared_bytes(r: u32, c: u32) -> u32 {
-    let after = OUT_BYTES + table_bytes(r, c);
+    let after = out_bytes(c) + table_bytes(r);
     let raw = if r >= BULK_FROM_RADIUS { raw_bytes(r, c) } else { 0 };
     window_bytes(r, c) + if raw > after { raw } else { after }
 }
 
 /// Blocks per SM the launch bounds ask for: as many as the shared memory allows (228 KiB
-/// per SM, 1 KiB of it per block for the system), at most 4 (64 registers) at r <= 1 and
-/// 3 (80) above, where ptxas overlaps more mask rows' A loads (one channel at r = 2
-/// spilled 8 bytes at 64).
+/// per SM, 1 KiB of it per block for the system), at most 4 (64 registers) at r = 0 and
+/// at r >= 3 from two channels on, 3 (80) elsewhere, where ptxas overlaps more mask
+/// rows' A loads (at 64 registers it spilled 4-104 bytes). H200, 8192² × 3 u8, r = 3
+/// (sixteenth session, A/B run 2): 4 blocks 346.8 µs, 3 blocks 381.1 (run 1).
 #[inline]
 pub const fn min_blocks(r: u32, c: u32) -> u32 {
     let b = 228 * 1024 / (shared_bytes(r, c) + 1024);
-    let most = if r <= 1 { 4 } else { 3 };
+    let most = if r == 0 || (r >= 3 && c >= 2) { 4 } else { 3 };
     if b > most {
         most
     } else if b < 1 {
@@ -195,15 +224,15 @@ pub const FAMILY: Family = Family {
     u8_only: true,
     separable: false,
     launch_shape,
-    summary: "ours: u8 pitched multi-channel image on the tensor cores (fp16 Toeplitz products, split taps), every mode",
+    summary: "ours: u8 pitched multi-channel image on the tensor cores (planar fp16 Toeplitz products, split taps), every mode",
 };
 
 /// One block per tile.
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
     let [w, h, _] = p.extent;
-    let bytes = w as usize * p.channels as usize;
-    let tiles = blocks(bytes, TILE_W as usize, MAX_GRID_X)? as usize * blocks(h as usize, TILE_H as usize, MAX_GRID_X)? as usize;
+    let px = tile_px(p.channels) as usize;
+    let tiles = blocks(w as usize, px, MAX_GRID_X)? as usize * blocks(h as usize, TILE_H as usize, MAX_GRID_X)? as usize;
     Ok(LaunchShape {
         grid: (blocks(tiles, 1, MAX_GRID_X)?, 1, 1),
         block: (THREADS, 1, 1),
