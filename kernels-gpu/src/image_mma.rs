@@ -416,10 +416,10 @@ unsafe fn widen_raw<const R: u32, const C: u32>(a: &ConvArgs, y0: u32, gx0: u32,
             & 15;
         let o = lead + 4 * C * q;
         let at = raw + sy * raw_pitch(C) + (o & !3);
-        // SAFETY: inside raw row sy: o + 4C + 4 <= 15 + 4C·quads + 4 <= raw_pitch
-        // (raw_chunks); landed, after the caller's barrier.
         let word = |i: u32| {
             if i <= C {
+                // SAFETY: inside raw row sy: o + 4C + 4 <= 15 + 4C·quads + 4 <= raw_pitch
+                // (raw_chunks); landed, after the caller's barrier.
                 unsafe { load_shared_u32(at + 4 * i) }
             } else {
                 0
@@ -461,6 +461,7 @@ const _: () = assert!(12 / 2 <= MAX_BATCH);
 /// As `stage`; without `EDGE`, every quad's aligned reads lie inside its row (the
 /// interior test of `stage`).
 #[inline(always)]
+#[allow(clippy::needless_range_loop)] // indexed: as iterators, LLVM kept the batch in local memory
 unsafe fn stage_quads<const R: u32, const C: u32, const EDGE: bool>(a: &ConvArgs, x0: u32, y0: u32, win: u32) {
     let n = a.input as *const u8;
     let (w, h, pitch, tid) = (a.extent[0], a.extent[1], a.pitch, thread_x());
@@ -576,10 +577,10 @@ unsafe fn sum_tile<const R: u32, const C: u32>(win: u32, table: u32, out: u32, d
             // m[2j + 1] are block j's rows 0..8 and 8..16; group grp's A is blocks grp
             // and grp + 1.
             let row = a_lane + 2 * dy * wp;
-            // SAFETY: rows mb·16 + dy + 0..16 < wr, blocks 0..5 inside the plane's width
-            // (layout's assertion); 16-byte aligned (wp, offsets multiples of 8).
             // SAFETY: this lane's entry of the table.
             let b = unsafe { load_shared_u32x4(table + 16 * (dy * 32 + lane)) };
+            // SAFETY: rows mb·16 + dy + 0..16 < wr, blocks 0..5 inside the plane's width
+            // (layout's assertion); 16-byte aligned (wp, offsets multiples of 8).
             let (x0, x1, x2) = unsafe { (ldmatrix_x4(row), ldmatrix_x4(row + 32), ldmatrix_x2(row + 64)) };
             let m = [x0[0], x0[1], x0[2], x0[3], x1[0], x1[1], x1[2], x1[3], x2[0], x2[1]];
             for (grp, (hi, lo)) in acc_hi.iter_mut().zip(acc_lo.iter_mut()).enumerate() {

@@ -146,9 +146,9 @@ const _: () = {
     let mut c = 1;
     while c <= MAX_CHANNELS {
         assert!(tile_px(c) - STRIP_PX + 8 * A_BLOCKS <= window_w(c));
-        assert!(out_pitch(c) % 16 == 0 && plane_bytes(0, c) % 16 == 0 && window_w(c) % 4 == 0);
-        assert!(units(c) % WARPS == 0);
-        assert!((TILE_H * tile_bytes(c) / 16) % THREADS == 0);
+        assert!(out_pitch(c).is_multiple_of(16) && plane_bytes(0, c).is_multiple_of(16) && window_w(c).is_multiple_of(4));
+        assert!(units(c).is_multiple_of(WARPS));
+        assert!((TILE_H * tile_bytes(c) / 16).is_multiple_of(THREADS));
         c += 1;
     }
 };
