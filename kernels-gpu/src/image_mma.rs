@@ -6,11 +6,11 @@
 //! `x0 - R + n + dx`, so with `A[m][k]` = plane row `y0 + m + dy - R`, pixel
 //! `x0 - R + k` (16 rows, 16 pixels, as fp16: u8 is exact) and `B[k][n]` = tap
 //! `(dy, dx)` where `k = n + dx`, else 0, one `mma.sync.m16n8k16` adds that mask row into
-//! 16 × 8 outputs. Taps are split
-//! into an integer hi part and a lo part (the rest times 2^11), both fp16, after scaling
-//! the mask so that its sum of |taps| is at most 2^15 (`layout::families::image_mma`):
-//! hi sums of u8 pixels are then exact integers in the fp32 accumulators, lo sums are
-//! 2^11 times smaller, and `(hi + lo·2^-11)·2^-s` keeps fp32 accuracy.
+//! 16 × 8 outputs. Taps are split into an integer hi part and a lo part (the rest times
+//! 2^11), both fp16, after scaling the mask so that its sum of |taps| is at most 2^15
+//! (`layout::families::image_mma`): hi sums of u8 pixels are then exact integers in the
+//! fp32 accumulators, lo sums are 2^11 times smaller, and `(hi + lo·2^-11)·2^-s` keeps
+//! fp32 accuracy.
 //! Geometry: `layout::families::image_mma`.
 use crate::device::*;
 use layout::families::image_mma::{
