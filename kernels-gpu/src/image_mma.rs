@@ -14,9 +14,9 @@
 //! Geometry: `layout::families::image_mma`.
 use crate::device::*;
 use layout::families::image_mma::{
-    out_bytes, out_pitch, plane_bytes, raw_chunks, raw_pitch, table_bytes, tile_bytes, tile_px, units, window_bytes,
-    window_pitch, window_quads, window_rows, window_w, BULK_FROM_RADIUS, GROUPS, LO_SHIFT, MAX_CHANNELS, MMA_M,
-    STRIP_PX, SUM_BITS, THREADS, TILE_H, WARPS,
+    out_bytes, out_pitch, plane_bytes, raw_chunks, raw_pitch, table_bytes, tile_bytes, units, window_bytes,
+    window_rows, BULK_FROM_RADIUS, GROUPS, LO_SHIFT, MAX_CHANNELS, MMA_M, STRIP_PX, SUM_BITS, THREADS, TILE_H, TILE_PX,
+    WARPS, WINDOW_PITCH, WINDOW_QUADS, WINDOW_W,
 };
 use layout::mode::map_index;
 
@@ -362,7 +362,7 @@ unsafe fn stage<const R: u32, const C: u32>(a: &ConvArgs, x0: u32, y0: u32, win:
             } else {
                 stage_quads::<R, C, true>(a, x0, y0, win)
             }
-        } else if y0 >= R && y0 + TILE_H + R <= h && x0 >= R + 3 && gx0 + C * window_w(C) + 4 <= wc {
+        } else if y0 >= R && y0 + TILE_H + R <= h && x0 >= R + 3 && gx0 + C * WINDOW_W + 4 <= wc {
             stage_quads::<R, C, false>(a, x0, y0, win)
         } else {
             stage_quads::<R, C, true>(a, x0, y0, win)
@@ -405,7 +405,7 @@ unsafe fn stage_raw<const R: u32, const C: u32>(a: &ConvArgs, y0: u32, gx0: u32,
 #[inline(always)]
 unsafe fn widen_raw<const R: u32, const C: u32>(a: &ConvArgs, y0: u32, gx0: u32, win: u32, raw: u32) {
     let n = a.input as *const u8;
-    let (wp, quads, rows) = (window_pitch(C), window_quads(C), window_rows(R));
+    let (wp, quads, rows) = (WINDOW_PITCH, WINDOW_QUADS, window_rows(R));
     let mut idx = thread_x();
     while idx < rows * quads {
         let (sy, q) = (idx / quads, idx % quads);
@@ -427,7 +427,7 @@ unsafe fn widen_raw<const R: u32, const C: u32>(a: &ConvArgs, y0: u32, gx0: u32,
         };
         let w = [word(0), word(1), word(2), word(3), word(4)];
         // SAFETY: plane cells (sy, 4q..4q + 4), 8-byte aligned, inside each plane.
-        unsafe { put_quad::<C>(&w, o & 3, win + 2 * (sy * wp + 4 * q), plane_bytes(R, C)) };
+        unsafe { put_quad::<C>(&w, o & 3, win + 2 * (sy * wp + 4 * q), plane_bytes(R)) };
         idx += THREADS;
     }
 }
@@ -465,13 +465,7 @@ const _: () = assert!(12 / 2 <= MAX_BATCH);
 unsafe fn stage_quads<const R: u32, const C: u32, const EDGE: bool>(a: &ConvArgs, x0: u32, y0: u32, win: u32) {
     let n = a.input as *const u8;
     let (w, h, pitch, tid) = (a.extent[0], a.extent[1], a.pitch, thread_x());
-    let (wc, wp, wr, quads, plane) = (
-        w * C,
-        window_pitch(C),
-        window_rows(R),
-        window_quads(C),
-        plane_bytes(R, C),
-    );
+    let (wc, wp, wr, quads, plane) = (w * C, WINDOW_PITCH, window_rows(R), WINDOW_QUADS, plane_bytes(R));
     let gx0 = (x0 * C).wrapping_sub(R * C);
     let fill_h = if EDGE && a.mode == layout::mode::code::CONSTANT {
         f16_bits(a.fill)
@@ -556,9 +550,9 @@ unsafe fn stage_quads<const R: u32, const C: u32, const EDGE: bool>(a: &ConvArgs
 /// holds `out_bytes(C)` shared bytes no other thread touches until the next barrier.
 #[inline(always)]
 unsafe fn sum_tile<const R: u32, const C: u32>(win: u32, table: u32, out: u32, down: f32) {
-    let (taps, wp, op) = (2 * R + 1, window_pitch(C), out_pitch(C));
+    let (taps, wp, op) = (2 * R + 1, WINDOW_PITCH, out_pitch(C));
     let (lane, warp) = (thread_x() % 32, thread_x() / 32);
-    let strips = tile_px(C) / STRIP_PX;
+    let strips = TILE_PX / STRIP_PX;
     // Rolled: unrolled, ptxas overlapped the units and spilled.
     for it in 0..opaque(units(C) / WARPS) {
         let u = warp + WARPS * it;
@@ -570,8 +564,7 @@ unsafe fn sum_tile<const R: u32, const C: u32>(win: u32, table: u32, out: u32, d
         let mut acc_hi = [[0.0f32; 4]; GROUPS as usize];
         let mut acc_lo = [[0.0f32; 4]; GROUPS as usize];
         // Lane l gives row l % 16 of 8 pixels from 8(l / 16): ldmatrix's 4 matrices.
-        let a_lane =
-            win + ch * plane_bytes(R, C) + 2 * ((mb * MMA_M + lane % 16) * wp + s * STRIP_PX + 8 * (lane / 16));
+        let a_lane = win + ch * plane_bytes(R) + 2 * ((mb * MMA_M + lane % 16) * wp + s * STRIP_PX + 8 * (lane / 16));
         for dy in 0..taps {
             // The unit's 5 8-pixel blocks of these 16 rows, each loaded once: m[2j],
             // m[2j + 1] are block j's rows 0..8 and 8..16; group grp's A is blocks grp
@@ -626,8 +619,8 @@ unsafe fn filter<const R: u32, const C: u32>(a: &ConvArgs) {
     // Of block b, the row of tiles `w` pixels wide (never 0 tiles: no division-by-zero
     // panic path); the origin in pixels.
     let origin = |b: u32, w: u32| {
-        let tiles_x = w.div_ceil(tile_px(C)).max(1);
-        ((b % tiles_x) * tile_px(C), (b / tiles_x) * TILE_H)
+        let tiles_x = w.div_ceil(TILE_PX).max(1);
+        ((b % tiles_x) * TILE_PX, (b / tiles_x) * TILE_H)
     };
     let (x0, y0) = origin(block_x(), w);
     if y0 >= h {

@@ -13,7 +13,7 @@
 //! `⌈(8 + 2r·c) / 16⌉` MMA steps a mask row (2 at c = 3, r ≥ 2), where a plane takes one
 //! for every r ≤ 4.
 //!
-//! A block of [`THREADS`] threads filters one [`TILE_H`] × [`tile_px`]-pixel tile: it
+//! A block of [`THREADS`] threads filters one [`TILE_H`] × [`TILE_PX`]-pixel tile: it
 //! stages the tile's window into shared memory, its warps sum [`MMA_M`] × [`STRIP_PX`]
 //! units of one channel (every warp as many), store them rounded and saturated into a
 //! shared output tile of interleaved bytes, and the block writes that out.
@@ -55,44 +55,34 @@ const _: () = assert!(8 + 2 * MAX_RADIUS <= 16);
 /// 338.3 / 492.5, r = 3 346.8 / 695.7, r = 4 411.4 / 921.1.
 pub const AUTO_FROM_RADIUS: u32 = 1;
 
-/// Pixels of a tile row: a tile has `c` units per warp (at 128 pixels and one channel,
-/// ptxas spilled the loop over 2 units at r = 2 and 4, at 80 and 64 registers).
-#[inline]
-pub const fn tile_px(c: u32) -> u32 {
-    let _ = c;
-    64
-}
+/// Pixels of a tile row, at every channel count: a tile has `c` units per warp (at 128
+/// pixels and one channel, ptxas spilled the loop over 2 units at r = 2 and 4, at 80 and
+/// 64 registers).
+pub const TILE_PX: u32 = 64;
 
 /// Output bytes of a tile row (interleaved channels).
 #[inline]
 pub const fn tile_bytes(c: u32) -> u32 {
-    tile_px(c) * c
+    TILE_PX * c
 }
 
 /// Units of a tile: channels × strips × row blocks.
 #[inline]
 pub const fn units(c: u32) -> u32 {
-    c * (tile_px(c) / STRIP_PX) * (TILE_H / MMA_M)
+    c * (TILE_PX / STRIP_PX) * (TILE_H / MMA_M)
 }
 
 /// fp16 cells of a window plane row: the last unit's last A block ends 8 pixels past the
 /// tile (`A_BLOCKS`), which covers the `r` pixels on each side.
-#[inline]
-pub const fn window_w(c: u32) -> u32 {
-    tile_px(c) + 8
-}
+pub const WINDOW_W: u32 = TILE_PX + 8;
 
-/// fp16 cells between two window rows: at least [`window_w`], and 8 more than a multiple
+/// fp16 cells between two window rows: at least [`WINDOW_W`], and 8 more than a multiple
 /// of 64 (rows 16 bytes apart modulo 128), so `ldmatrix`'s 8 rows hit distinct banks.
-#[inline]
-pub const fn window_pitch(c: u32) -> u32 {
-    let w = window_w(c);
-    if w % 64 <= 8 {
-        w - w % 64 + 8
-    } else {
-        w - w % 64 + 72
-    }
-}
+pub const WINDOW_PITCH: u32 = if WINDOW_W % 64 <= 8 {
+    WINDOW_W - WINDOW_W % 64 + 8
+} else {
+    WINDOW_W - WINDOW_W % 64 + 72
+};
 
 /// Rows of a tile's window.
 #[inline]
@@ -102,21 +92,18 @@ pub const fn window_rows(r: u32) -> u32 {
 
 /// 4-pixel quads of a window row: the staging's unit of work (`4c` input bytes, a word of
 /// 4 fp16 cells in each plane).
-#[inline]
-pub const fn window_quads(c: u32) -> u32 {
-    window_w(c) / 4
-}
+pub const WINDOW_QUADS: u32 = WINDOW_W / 4;
 
 /// Shared bytes of one channel's window plane.
 #[inline]
-pub const fn plane_bytes(r: u32, c: u32) -> u32 {
-    2 * window_rows(r) * window_pitch(c)
+pub const fn plane_bytes(r: u32) -> u32 {
+    2 * window_rows(r) * WINDOW_PITCH
 }
 
 /// Shared bytes of a tile's window (every plane); the output tile follows it.
 #[inline]
 pub const fn window_bytes(r: u32, c: u32) -> u32 {
-    c * plane_bytes(r, c)
+    c * plane_bytes(r)
 }
 
 /// Bytes between two rows of the shared output tile: 16 more than a row, so that the
@@ -139,14 +126,17 @@ pub const fn table_bytes(r: u32) -> u32 {
     (2 * r + 1) * 32 * 16
 }
 
-// The last unit's A blocks end inside the window; the output tile's rows and the
-// window planes stay 16-byte aligned; every warp sums as many units; every thread of the
-// block writes as many 16-byte pieces of a whole tile.
+// The last unit's A blocks end inside the window; the window planes stay 16-byte
+// aligned, and their rows hold whole quads.
+const _: () = assert!(TILE_PX - STRIP_PX + 8 * A_BLOCKS <= WINDOW_W);
+const _: () = assert!(plane_bytes(0).is_multiple_of(16) && WINDOW_W.is_multiple_of(4));
+
+// Per channel count: the output tile's rows stay 16-byte aligned; every warp sums as many
+// units; every thread of the block writes as many 16-byte pieces of a whole tile.
 const _: () = {
     let mut c = 1;
     while c <= MAX_CHANNELS {
-        assert!(tile_px(c) - STRIP_PX + 8 * A_BLOCKS <= window_w(c));
-        assert!(out_pitch(c).is_multiple_of(16) && plane_bytes(0, c).is_multiple_of(16) && window_w(c).is_multiple_of(4));
+        assert!(out_pitch(c).is_multiple_of(16));
         assert!(units(c).is_multiple_of(WARPS));
         assert!((TILE_H * tile_bytes(c) / 16).is_multiple_of(THREADS));
         c += 1;
@@ -166,7 +156,7 @@ pub const BULK_FROM_RADIUS: u32 = 2;
 /// (a quad's aligned loads read up to 4 bytes past its own).
 #[inline]
 pub const fn raw_chunks(c: u32) -> u32 {
-    (window_w(c) * c + 19).div_ceil(16)
+    (WINDOW_W * c + 19).div_ceil(16)
 }
 
 /// Bytes between two rows of the raw window (an interior tile's input bytes as copied).
@@ -231,7 +221,7 @@ pub const FAMILY: Family = Family {
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
     let [w, h, _] = p.extent;
-    let px = tile_px(p.channels) as usize;
+    let px = TILE_PX as usize;
     let tiles = blocks(w as usize, px, MAX_GRID_X)? as usize * blocks(h as usize, TILE_H as usize, MAX_GRID_X)? as usize;
     Ok(LaunchShape {
         grid: (blocks(tiles, 1, MAX_GRID_X)?, 1, 1),
