@@ -432,6 +432,9 @@ unsafe fn widen_raw<const R: u32, const C: u32>(a: &ConvArgs, y0: u32, gx0: u32,
     }
 }
 
+/// Input words a thread's batch in `stage_quads` loads before it widens them (`C + 1` a
+/// quad; border tiles half).
+const BATCH_WORDS: u32 = 12;
 /// Most quads a thread's batch in `stage_quads` holds (at one channel).
 const MAX_BATCH: u32 = 8;
 
@@ -448,7 +451,7 @@ macro_rules! batch_slots {
         })*
     };
 }
-const _: () = assert!(12 / 2 <= MAX_BATCH);
+const _: () = assert!(BATCH_WORDS / 2 <= MAX_BATCH);
 
 /// The window's quads, 4 pixels of every channel each: the `C + 1` aligned input words
 /// around each quad's `4C` bytes, a batch of quads' loads first so that their latencies
@@ -488,8 +491,7 @@ unsafe fn stage_quads<const R: u32, const C: u32, const EDGE: bool>(a: &ConvArgs
         let fast = !EDGE || (row < h && gx >= 3 && gx < wc && wc - gx >= 4 * C + 4);
         (fast, row, gx, win + 2 * (sy * wp + 4 * q))
     };
-    // Loads in flight per batch: about 12 words (C + 1 a quad); border tiles half.
-    let batch = ((12 / (C + 1)) / if EDGE { 2 } else { 1 }).max(1);
+    let batch = ((BATCH_WORDS / (C + 1)) / if EDGE { 2 } else { 1 }).max(1);
     let per = (wr * quads).div_ceil(THREADS);
     for first in (0..if R <= 1 && !EDGE { per } else { opaque(per) }).step_by(batch as usize) {
         let mut ws = [[0u32; MAX_CHANNELS as usize + 1]; MAX_BATCH as usize];
