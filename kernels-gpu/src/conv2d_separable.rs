@@ -7,22 +7,28 @@
 //! `cp.async`, issued a step ahead through the mode-aware staging), (2) filters them
 //! along x into the ring of filtered rows (each thread 4 columns from a register window,
 //! `2R+1` FFMAs per output with the taps as constant-bank operands), and (3) filters
-//! the ring along y into 32 output rows, `2R` steps behind (each thread 16 rows of one
-//! column). Every output costs `2(2R+1)` FMAs; the intermediate stays in shared memory.
+//! the ring along y into 32 output rows, `lag(R)` steps behind (each thread a 4 x 4 patch,
+//! streaming the ring rows under it). Every output costs `2(2R+1)` FMAs; the intermediate stays in shared memory.
 //! Geometry: `layout::families::conv2d_separable`.
 use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv2d_separable::{
-    chunk, input_floats, lag, min_blocks, pad, ring_rows, staged_w, COL_Y, MAX_RADIUS, ROW_X, STEP, THREADS, TILE_W,
+    chunk, input_floats, lag, min_blocks, pad, ring_rows, staged_w, PATCH_ROWS, ROW_X, STEP, THREADS, TILE_W,
 };
 
 /// Threads that share a row in the row pass, and rows they filter at once.
 const ROW_THREADS: u32 = TILE_W / ROW_X;
 const ROWS_AT_ONCE: u32 = THREADS / ROW_THREADS;
 
-// STEP = (THREADS / TILE_W)·COL_Y also makes a thread's ring rows start at a multiple of
-// COL_Y, as `column_pass` needs.
-const _: () = assert!(ROW_X == patch::QX && THREADS.is_multiple_of(TILE_W) && STEP == (THREADS / TILE_W) * COL_Y);
+// The column pass's patches tile a step as the row pass's rows do: ROW_THREADS across,
+// ROWS_AT_ONCE groups of PATCH_ROWS rows down, so a thread's ring rows start at a
+// multiple of PATCH_ROWS, as `column_pass` needs.
+const _: () = assert!(
+    ROW_X == patch::QX
+        && THREADS.is_multiple_of(TILE_W)
+        && STEP == ROWS_AT_ONCE * PATCH_ROWS
+        && PATCH_ROWS as usize <= patch::MAX_ROWS
+);
 
 /// Filters the first `rows` (at most 32) staged input rows at `inb` along x into ring
 /// rows `first..first+rows`.
@@ -55,7 +61,10 @@ unsafe fn row_pass<const R: u32>(inb: *const f32, ring: *mut f32, first: u32, ro
 }
 
 /// Filters the ring along y into output rows `y .. y+32` of the strip at `x0` (filtered
-/// row `first` is input row `y - R`), and stores those before row `last`.
+/// row `first` is input row `y - R`), and stores those before row `last`. Each thread sums
+/// a 4-wide x `PATCH_ROWS`-tall patch: it streams the `PATCH_ROWS + 2R` ring rows under
+/// the patch (one 16-byte load each) through every output row they touch, and stores the
+/// patch with 16-byte stores.
 ///
 /// # Safety
 /// `ring` holds the filtered rows `first .. first + 32 + 2R`; `p` holds `w·h` floats and
@@ -63,45 +72,31 @@ unsafe fn row_pass<const R: u32>(inb: *const f32, ring: *mut f32, first: u32, ro
 #[inline(always)]
 unsafe fn column_pass<const R: u32>(ring: *const f32, first: u32, p: *mut f32, w: u32, (x0, y): (u32, u32), last: u32) {
     let tid = thread_x();
-    let (col, rg) = (tid % TILE_W, tid / TILE_W);
-    let (n, rr) = ((COL_Y + 2 * R) as usize, ring_rows(R));
-    // The thread's first ring row, a multiple of COL_Y, as is the ring's length: its rows
-    // wrap at most once, between two groups of COL_Y, so each group picks its base once.
-    let r0 = (first + rg * COL_Y) % rr;
-    let lo = ring.wrapping_add((r0 * TILE_W + col) as usize);
+    let (cg, rg) = (tid % ROW_THREADS, tid / ROW_THREADS);
+    let rr = ring_rows(R);
+    // The thread's first ring row is a multiple of PATCH_ROWS, as is the ring's length:
+    // its rows wrap at most once, and each group of PATCH_ROWS lies on one side of it.
+    let r0 = (first + rg * PATCH_ROWS) % rr;
+    let lo = ring.wrapping_add((r0 * TILE_W + ROW_X * cg) as usize);
     let hi = lo.wrapping_sub((rr * TILE_W) as usize);
-    let mut v = [0.0f32; (COL_Y + 2 * MAX_RADIUS) as usize];
-    for g in 0..n.div_ceil(COL_Y as usize) {
-        let b = if r0 + (g as u32) * COL_Y < rr { lo } else { hi };
-        #[allow(clippy::needless_range_loop)] // an index: the loads unroll into registers
-        for i in g * COL_Y as usize..n.min((g + 1) * COL_Y as usize) {
-            // SAFETY: ring row (r0 + i) % rr, a float of it.
-            v[i] = unsafe { *b.wrapping_add(i * TILE_W as usize) };
+    let mut acc = patch::ZERO;
+    for i in 0..PATCH_ROWS + 2 * R {
+        let b = if r0 + i / PATCH_ROWS * PATCH_ROWS < rr { lo } else { hi };
+        // SAFETY: ring row (r0 + i) % rr, 4 floats of it, 16-byte aligned.
+        let v = unsafe { *(b.wrapping_add((i * TILE_W) as usize) as *const F4) }.0;
+        // Ring row i feeds output row o through column tap i - o.
+        for o in 0..PATCH_ROWS {
+            let j = i.wrapping_sub(o);
+            if j <= 2 * R {
+                let m = Mask1d::get((2 * R + 1 + j) as usize);
+                for x in 0..ROW_X as usize {
+                    acc[o as usize][x] = fma(m, v[x], acc[o as usize][x]);
+                }
+            }
         }
     }
-    // Tap-major: each tap is loaded once (into a uniform register) for all COL_Y
-    // outputs; output-major reloads it per output once the taps outgrow those registers.
-    let mut acc = [0.0f32; COL_Y as usize];
-    for j in 0..2 * R as usize + 1 {
-        let m = Mask1d::get(2 * R as usize + 1 + j);
-        for (q, a) in acc.iter_mut().enumerate() {
-            *a = fma(m, v[q + j], *a);
-        }
-    }
-    let acc = acc.map(computed);
-    // The rows this thread stores, worked out once, and the address stepped a row at a
-    // time: checking the column and the row and rebuilding the address at every store
-    // took 7 instructions a store (5 now) beside its 2R+1 FMAs.
-    let (x, y_first) = (x0 + col, y + rg * COL_Y);
-    let rows = if x < w { last.saturating_sub(y_first) } else { 0 };
-    let mut at = y_first * w + x;
-    for q in 0..COL_Y {
-        if q < rows {
-            // SAFETY: row y_first + q < last <= h, column x < w: inside P.
-            unsafe { store_global(p.wrapping_add(at as usize), acc[q as usize]) };
-        }
-        at = at.wrapping_add(w);
-    }
+    // SAFETY: the kernel's contract covers p and w; rows past `last <= h` are skipped.
+    unsafe { patch::store(&acc, PATCH_ROWS, p, w, w, last, x0 + ROW_X * cg, y + rg * PATCH_ROWS) }
 }
 
 /// # Safety
