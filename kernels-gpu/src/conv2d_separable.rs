@@ -7,8 +7,9 @@
 //! `cp.async`, issued a step ahead through the mode-aware staging), (2) filters them
 //! along x into the ring of filtered rows (each thread 4 columns from a register window,
 //! `2R+1` FFMAs per output with the taps as constant-bank operands), and (3) filters
-//! the ring along y into 32 output rows, `lag(R)` steps behind (each thread a 4 x 4 patch,
-//! streaming the ring rows under it). Every output costs `2(2R+1)` FMAs; the intermediate stays in shared memory.
+//! the ring along y into 32 output rows, `lag(R)` steps behind (each thread a 4 x 4
+//! patch, streaming the ring rows under it). Every output costs `2(2R+1)` FMAs; the
+//! intermediate stays in shared memory.
 //! Geometry: `layout::families::conv2d_separable`.
 use crate::device::*;
 use crate::{patch, stage};
@@ -79,22 +80,13 @@ unsafe fn column_pass<const R: u32>(ring: *const f32, first: u32, p: *mut f32, w
     let r0 = (first + rg * PATCH_ROWS) % rr;
     let lo = ring.wrapping_add((r0 * TILE_W + ROW_X * cg) as usize);
     let hi = lo.wrapping_sub((rr * TILE_W) as usize);
-    let mut acc = patch::ZERO;
-    for i in 0..PATCH_ROWS + 2 * R {
+    // The closure takes its bases by value (by reference, LLVM compiled the wrap select
+    // differently).
+    let acc = patch::filter_column::<R>(PATCH_ROWS, move |i| {
         let b = if r0 + i / PATCH_ROWS * PATCH_ROWS < rr { lo } else { hi };
         // SAFETY: ring row (r0 + i) % rr, 4 floats of it, 16-byte aligned.
-        let v = unsafe { *(b.wrapping_add((i * TILE_W) as usize) as *const F4) }.0;
-        // Ring row i feeds output row o through column tap i - o.
-        for o in 0..PATCH_ROWS {
-            let j = i.wrapping_sub(o);
-            if j <= 2 * R {
-                let m = Mask1d::get((2 * R + 1 + j) as usize);
-                for x in 0..ROW_X as usize {
-                    acc[o as usize][x] = fma(m, v[x], acc[o as usize][x]);
-                }
-            }
-        }
-    }
+        unsafe { *(b.wrapping_add((i * TILE_W) as usize) as *const F4) }.0
+    });
     // SAFETY: the kernel's contract covers p and w; rows past `last <= h` are skipped.
     unsafe { patch::store(&acc, PATCH_ROWS, p, w, w, last, x0 + ROW_X * cg, y + rg * PATCH_ROWS) }
 }

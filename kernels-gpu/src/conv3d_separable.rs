@@ -64,21 +64,12 @@ unsafe fn conv3d_separable<const R: u32>(a: &ConvArgs) {
         // SAFETY: the slot and xf are the buffers x_pass wants.
         unsafe { x_pass::<R>(slot, xf) };
         sync_threads(); // xf is whole
-                        // The y filter of this thread's rows: y[o] = sum over fr of my[fr]·xf[ty·k + o + fr].
-        let mut yf = patch::ZERO;
-        for i in 0..k + 2 * R {
+
+        // The y filter of this thread's rows: rows ty·k .. ty·k + k + 2R of xf.
+        let yf = patch::filter_column::<R>(k, |i| {
             // SAFETY: a row of xf, 16-byte aligned.
-            let v = unsafe { *(xf.wrapping_add(((ty * k + i) * TILE_W + QX * tx) as usize) as *const F4) }.0;
-            for o in 0..k {
-                let fr = i.wrapping_sub(o);
-                if fr <= 2 * R {
-                    let m = Mask1d::get(taps + fr as usize);
-                    for x in 0..QX as usize {
-                        yf[o as usize][x] = fma(m, v[x], yf[o as usize][x]);
-                    }
-                }
-            }
-        }
+            unsafe { *(xf.wrapping_add(((ty * k + i) * TILE_W + QX * tx) as usize) as *const F4) }.0
+        });
         // Output plane q - 2R + j reads input plane q through z tap 2R - j. Indexed
         // (not iterators): the loops must unroll into register patches.
         #[allow(clippy::needless_range_loop)]

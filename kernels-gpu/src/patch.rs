@@ -58,6 +58,29 @@ pub unsafe fn filter_row<const R: u32>(src: *const f32, pd: u32) -> [f32; QX as 
     acc
 }
 
+/// The `k` output rows of a 4-wide column filtered along y by the column taps
+/// `MASK_1D[2R+1..4R+2]` (the separable kernels' y pass): `row(i)` reads the `i`-th of
+/// the `k + 2R` rows under the outputs (the first `R` rows above the first output). Each
+/// row is read once and feeds every output row it touches: row `i` adds into output row
+/// `o` through tap `i - o`.
+#[inline(always)]
+pub fn filter_column<const R: u32>(k: u32, row: impl Fn(u32) -> [f32; QX as usize]) -> Acc {
+    let mut acc = ZERO;
+    for i in 0..k + 2 * R {
+        let v = row(i);
+        for o in 0..k {
+            let fr = i.wrapping_sub(o);
+            if fr <= 2 * R {
+                let m = Mask1d::get((2 * R + 1 + fr) as usize);
+                for x in 0..QX as usize {
+                    acc[o as usize][x] = fma(m, v[x], acc[o as usize][x]);
+                }
+            }
+        }
+    }
+    acc
+}
+
 /// Adds one staged 2D window into the patches `acc[..planes]`, patch `j` through the
 /// `(2R+1)²` mask plane `tap(j, fr, fc)` (mask row `fr`, column `fc`; `usize`, so that
 /// with rolled rows a tap's address is one register plus an immediate): each input row is
