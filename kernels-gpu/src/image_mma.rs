@@ -14,9 +14,9 @@
 //! Geometry: `layout::families::image_mma`.
 use crate::device::*;
 use layout::families::image_mma::{
-    out_bytes, out_pitch, plane_bytes, raw_chunks, raw_pitch, table_bytes, tile_bytes, units, window_bytes,
-    window_rows, BULK_FROM_RADIUS, GROUPS, LO_SHIFT, MAX_CHANNELS, MMA_M, STRIP_PX, SUM_BITS, THREADS, TILE_H, TILE_PX,
-    WARPS, WINDOW_PITCH, WINDOW_QUADS, WINDOW_W,
+    out_bytes, out_pitch, plane_bytes, raw_chunks, raw_pitch, table_bytes, threads, tile_bytes, tile_h, units, warps,
+    window_bytes, window_rows, BULK_FROM_RADIUS, GROUPS, LO_SHIFT, MAX_CHANNELS, MMA_M, STRIP_PX, SUM_BITS, TILE_PX,
+    WINDOW_PITCH, WINDOW_QUADS, WINDOW_W,
 };
 use layout::mode::map_index;
 
@@ -244,13 +244,13 @@ unsafe fn border_quad<const C: u32>(
 /// # Safety
 /// `p` holds `h` rows `pitch` bytes apart of `wc` bytes; `out` holds the tile's bytes.
 #[inline(always)]
-unsafe fn write_out<const C: u32>(p: *mut u8, wc: u32, h: u32, pitch: u32, x0: u32, y0: u32, out: u32) {
+unsafe fn write_out<const R: u32, const C: u32>(p: *mut u8, wc: u32, h: u32, pitch: u32, x0: u32, y0: u32, out: u32) {
     let (tid, tw, op) = (thread_x(), tile_bytes(C), out_pitch(C));
     let base = p.wrapping_add(y0 as usize * pitch as usize + x0 as usize);
-    if x0 + tw <= wc && y0 + TILE_H <= h && pitch.is_multiple_of(16) && (base as usize).is_multiple_of(16) {
+    if x0 + tw <= wc && y0 + tile_h(R, C) <= h && pitch.is_multiple_of(16) && (base as usize).is_multiple_of(16) {
         let per_row = tw / 16;
-        for k in 0..TILE_H * per_row / THREADS {
-            let idx = tid + k * THREADS;
+        for k in 0..tile_h(R, C) * per_row / threads(R, C) {
+            let idx = tid + k * threads(R, C);
             let (oy, q) = (idx / per_row, idx % per_row);
             // SAFETY: 16 bytes of the output tile (its pitch a multiple of 16) and of
             // the image's row, aligned.
@@ -263,7 +263,7 @@ unsafe fn write_out<const C: u32>(p: *mut u8, wc: u32, h: u32, pitch: u32, x0: u
     }
     let per_row = tw / 4;
     let mut idx = tid;
-    while idx < TILE_H * per_row {
+    while idx < tile_h(R, C) * per_row {
         let (oy, q) = (idx / per_row, idx % per_row);
         let (y, x) = (y0 + oy, x0 + 4 * q);
         if y < h && x < wc {
@@ -282,7 +282,7 @@ unsafe fn write_out<const C: u32>(p: *mut u8, wc: u32, h: u32, pitch: u32, x0: u
                 }
             }
         }
-        idx += THREADS;
+        idx += threads(R, C);
     }
 }
 
@@ -294,7 +294,7 @@ unsafe fn write_out<const C: u32>(p: *mut u8, wc: u32, h: u32, pitch: u32, x0: u
 /// # Safety
 /// `table` holds `table_bytes(R)` shared bytes no thread reads until the next barrier.
 #[inline(always)]
-unsafe fn build_table<const R: u32>(table: u32) -> f32 {
+unsafe fn build_table<const R: u32, const C: u32>(table: u32) -> f32 {
     let (taps, tid) = (2 * R + 1, thread_x());
     let mut sum = 0.0f32;
     for i in 0..(taps * taps) as usize {
@@ -328,7 +328,7 @@ unsafe fn build_table<const R: u32>(table: u32) -> f32 {
                 ],
             )
         };
-        e += THREADS;
+        e += threads(R, C);
     }
     down
 }
@@ -354,7 +354,7 @@ unsafe fn stage<const R: u32, const C: u32>(a: &ConvArgs, x0: u32, y0: u32, win:
     // thread meets the barriers.
     unsafe {
         if R >= BULK_FROM_RADIUS {
-            if y0 >= R && y0 + TILE_H + R <= h && x0 * C >= R * C + 15 && gx0 + raw_pitch(C) <= wc {
+            if y0 >= R && y0 + tile_h(R, C) + R <= h && x0 * C >= R * C + 15 && gx0 + raw_pitch(C) <= wc {
                 stage_raw::<R, C>(a, y0, gx0, raw);
                 sync_threads(); // every copy landed, of every thread
                 widen_raw::<R, C>(a, y0, gx0, win, raw);
@@ -362,7 +362,7 @@ unsafe fn stage<const R: u32, const C: u32>(a: &ConvArgs, x0: u32, y0: u32, win:
             } else {
                 stage_quads::<R, C, true>(a, x0, y0, win)
             }
-        } else if y0 >= R && y0 + TILE_H + R <= h && x0 >= R + 3 && gx0 + C * WINDOW_W + 4 <= wc {
+        } else if y0 >= R && y0 + tile_h(R, C) + R <= h && x0 >= R + 3 && gx0 + C * WINDOW_W + 4 <= wc {
             stage_quads::<R, C, false>(a, x0, y0, win)
         } else {
             stage_quads::<R, C, true>(a, x0, y0, win)
@@ -370,17 +370,17 @@ unsafe fn stage<const R: u32, const C: u32>(a: &ConvArgs, x0: u32, y0: u32, win:
     }
 }
 
-/// Copies the `window_rows(R)` input rows of an interior tile's window, from the 16-byte
+/// Copies the `window_rows(R, C)` input rows of an interior tile's window, from the 16-byte
 /// aligned chunk holding byte `gx0` on, `raw_chunks(C)` chunks a row, into `raw` (rows
 /// `raw_pitch` apart), and waits for this thread's copies.
 ///
 /// # Safety
-/// Rows `y0 - R .. y0 + TILE_H + R` are inside the image and `15 <= gx0`,
+/// Rows `y0 - R .. y0 + tile_h(R, C) + R` are inside the image and `15 <= gx0`,
 /// `gx0 + raw_pitch(C) <= w·C`: every chunk lies inside its row's bytes.
 #[inline(always)]
 unsafe fn stage_raw<const R: u32, const C: u32>(a: &ConvArgs, y0: u32, gx0: u32, raw: u32) {
     let n = a.input as *const u8;
-    let (chunks, rows) = (raw_chunks(C), window_rows(R));
+    let (chunks, rows) = (raw_chunks(C), window_rows(R, C));
     let mut idx = thread_x();
     while idx < rows * chunks {
         let (sy, i) = (idx / chunks, idx % chunks);
@@ -390,7 +390,7 @@ unsafe fn stage_raw<const R: u32, const C: u32>(a: &ConvArgs, y0: u32, gx0: u32,
         // gx0, and raw_pitch from the aligned start ends by gx0 + raw_pitch <= w·C);
         // raw row sy, chunk i, 16-byte aligned inside raw.
         unsafe { cp_async_f4(raw + sy * raw_pitch(C) + 16 * i, chunk as *const f32, 16) };
-        idx += THREADS;
+        idx += threads(R, C);
     }
     cp_async_commit();
     cp_async_wait::<0>();
@@ -405,7 +405,7 @@ unsafe fn stage_raw<const R: u32, const C: u32>(a: &ConvArgs, y0: u32, gx0: u32,
 #[inline(always)]
 unsafe fn widen_raw<const R: u32, const C: u32>(a: &ConvArgs, y0: u32, gx0: u32, win: u32, raw: u32) {
     let n = a.input as *const u8;
-    let (wp, quads, rows) = (WINDOW_PITCH, WINDOW_QUADS, window_rows(R));
+    let (wp, quads, rows) = (WINDOW_PITCH, WINDOW_QUADS, window_rows(R, C));
     let mut idx = thread_x();
     while idx < rows * quads {
         let (sy, q) = (idx / quads, idx % quads);
@@ -427,8 +427,8 @@ unsafe fn widen_raw<const R: u32, const C: u32>(a: &ConvArgs, y0: u32, gx0: u32,
         };
         let w = [word(0), word(1), word(2), word(3), word(4)];
         // SAFETY: plane cells (sy, 4q..4q + 4), 8-byte aligned, inside each plane.
-        unsafe { put_quad::<C>(&w, o & 3, win + 2 * (sy * wp + 4 * q), plane_bytes(R)) };
-        idx += THREADS;
+        unsafe { put_quad::<C>(&w, o & 3, win + 2 * (sy * wp + 4 * q), plane_bytes(R, C)) };
+        idx += threads(R, C);
     }
 }
 
@@ -468,7 +468,7 @@ const _: () = assert!(BATCH_WORDS / 2 <= MAX_BATCH);
 unsafe fn stage_quads<const R: u32, const C: u32, const EDGE: bool>(a: &ConvArgs, x0: u32, y0: u32, win: u32) {
     let n = a.input as *const u8;
     let (w, h, pitch, tid) = (a.extent[0], a.extent[1], a.pitch, thread_x());
-    let (wc, wp, wr, quads, plane) = (w * C, WINDOW_PITCH, window_rows(R), WINDOW_QUADS, plane_bytes(R));
+    let (wc, wp, wr, quads, plane) = (w * C, WINDOW_PITCH, window_rows(R, C), WINDOW_QUADS, plane_bytes(R, C));
     let gx0 = (x0 * C).wrapping_sub(R * C);
     let fill_h = if EDGE && a.mode == layout::mode::code::CONSTANT {
         f16_bits(a.fill)
@@ -492,13 +492,13 @@ unsafe fn stage_quads<const R: u32, const C: u32, const EDGE: bool>(a: &ConvArgs
         (fast, row, gx, win + 2 * (sy * wp + 4 * q))
     };
     let batch = ((BATCH_WORDS / (C + 1)) / if EDGE { 2 } else { 1 }).max(1);
-    let per = (wr * quads).div_ceil(THREADS);
+    let per = (wr * quads).div_ceil(threads(R, C));
     for first in (0..if R <= 1 && !EDGE { per } else { opaque(per) }).step_by(batch as usize) {
         let mut ws = [[0u32; MAX_CHANNELS as usize + 1]; MAX_BATCH as usize];
         let quad = |i: u32| {
-            let (fast, row, gx, dst) = at(tid + (first + i) * THREADS);
+            let (fast, row, gx, dst) = at(tid + (first + i) * threads(R, C));
             (
-                i < batch && tid + (first + i) * THREADS < wr * quads && first + i < per,
+                i < batch && tid + (first + i) * threads(R, C) < wr * quads && first + i < per,
                 fast,
                 row,
                 gx,
@@ -539,7 +539,7 @@ unsafe fn stage_quads<const R: u32, const C: u32, const EDGE: bool>(a: &ConvArgs
                 // mode; plane cells (sy, 4q..4q + 4) are inside each plane.
                 unsafe { border_quad::<C>(n, pitch, w, a.mode, fill_h, row as i32, gpx, dst, plane) };
             }
-            idx += THREADS;
+            idx += threads(R, C);
         }
     }
 }
@@ -549,24 +549,25 @@ unsafe fn stage_quads<const R: u32, const C: u32, const EDGE: bool>(a: &ConvArgs
 ///
 /// # Safety
 /// `win` holds the staged window and `table` the B table (after a barrier); `out`
-/// holds `out_bytes(C)` shared bytes no other thread touches until the next barrier.
+/// holds `out_bytes(R, C)` shared bytes no other thread touches until the next barrier.
 #[inline(always)]
 unsafe fn sum_tile<const R: u32, const C: u32>(win: u32, table: u32, out: u32, down: f32) {
     let (taps, wp, op) = (2 * R + 1, WINDOW_PITCH, out_pitch(C));
     let (lane, warp) = (thread_x() % 32, thread_x() / 32);
     let strips = TILE_PX / STRIP_PX;
     // Rolled: unrolled, ptxas overlapped the units and spilled.
-    for it in 0..opaque(units(C) / WARPS) {
-        let u = warp + WARPS * it;
+    for it in 0..opaque(units(R, C) / warps(R, C)) {
+        let u = warp + warps(R, C) * it;
         let (mb, s, ch) = (
-            u % (TILE_H / MMA_M),
-            (u / (TILE_H / MMA_M)) % strips,
-            u / (TILE_H / MMA_M) / strips,
+            u % (tile_h(R, C) / MMA_M),
+            (u / (tile_h(R, C) / MMA_M)) % strips,
+            u / (tile_h(R, C) / MMA_M) / strips,
         );
         let mut acc_hi = [[0.0f32; 4]; GROUPS as usize];
         let mut acc_lo = [[0.0f32; 4]; GROUPS as usize];
         // Lane l gives row l % 16 of 8 pixels from 8(l / 16): ldmatrix's 4 matrices.
-        let a_lane = win + ch * plane_bytes(R) + 2 * ((mb * MMA_M + lane % 16) * wp + s * STRIP_PX + 8 * (lane / 16));
+        let a_lane =
+            win + ch * plane_bytes(R, C) + 2 * ((mb * MMA_M + lane % 16) * wp + s * STRIP_PX + 8 * (lane / 16));
         for dy in 0..taps {
             // The unit's 5 8-pixel blocks of these 16 rows, each loaded once: m[2j],
             // m[2j + 1] are block j's rows 0..8 and 8..16; group grp's A is blocks grp
@@ -622,7 +623,7 @@ unsafe fn filter<const R: u32, const C: u32>(a: &ConvArgs) {
     // panic path); the origin in pixels.
     let origin = |b: u32, w: u32| {
         let tiles_x = w.div_ceil(TILE_PX).max(1);
-        ((b % tiles_x) * TILE_PX, (b / tiles_x) * TILE_H)
+        ((b % tiles_x) * TILE_PX, (b / tiles_x) * tile_h(R, C))
     };
     let (x0, y0) = origin(block_x(), w);
     if y0 >= h {
@@ -639,8 +640,8 @@ unsafe fn filter<const R: u32, const C: u32>(a: &ConvArgs) {
         // The output tile's and the table's addresses from the window's where each is
         // used: kept as values of their own, one was spilled (ptxas, r = 1, 64
         // registers).
-        let table = win + window_bytes(R, C) + out_bytes(C);
-        let down = build_table::<R>(table);
+        let table = win + window_bytes(R, C) + out_bytes(R, C);
+        let down = build_table::<R, C>(table);
         sync_threads();
         sum_tile::<R, C>(win, table, win + window_bytes(R, C), down);
         sync_threads();
@@ -648,13 +649,13 @@ unsafe fn filter<const R: u32, const C: u32>(a: &ConvArgs) {
         // start, it was spilled across the sums (ptxas, 64 registers).
         let (x0, y0) = origin(opaque(block_x()), opaque(w));
         let out = shared_addr(shared_f32()) + opaque(window_bytes(R, C));
-        write_out::<C>(a.output as *mut u8, w * C, h, a.pitch, x0 * C, y0, out);
+        write_out::<R, C>(a.output as *mut u8, w * C, h, a.pitch, x0 * C, y0, out);
     }
 }
-/// Entries per (channels, radius): `THREADS` threads, `min_blocks(R, C)` blocks per SM.
+/// Entries per (channels, radius): `threads(R, C)` threads, `min_blocks(R, C)` blocks per SM.
 macro_rules! entries {
     ($($name:ident = $c:literal, $r:literal);* $(;)?) => {$(
-        crate::launch_bounds!($name, THREADS, layout::families::image_mma::min_blocks($r, $c));
+        crate::launch_bounds!($name, threads($r, $c), layout::families::image_mma::min_blocks($r, $c));
         /// `image_mma` for a fixed channel count and radius.
         ///
         /// # Safety

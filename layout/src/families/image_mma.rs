@@ -13,23 +13,53 @@
 //! `⌈(8 + 2r·c) / 16⌉` MMA steps a mask row (2 at c = 3, r ≥ 2), where a plane takes one
 //! for every r ≤ 4.
 //!
-//! A block of [`THREADS`] threads filters one [`TILE_H`] × [`TILE_PX`]-pixel tile: it
+//! A block of [`threads`] threads filters one [`tile_h`] × [`TILE_PX`]-pixel tile: it
 //! stages the tile's window into shared memory, its warps sum [`MMA_M`] × [`STRIP_PX`]
 //! units of one channel (every warp as many), store them rounded and saturated into a
 //! shared output tile of interleaved bytes, and the block writes that out.
 use crate::shape::{blocks, MAX_GRID_X};
 use crate::{masks, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
 
+/// Whether a tile is 32 rows high and its block 128 threads, rather than 64 and 256:
+/// at r = 1, and at r = 2 from three channels (one- and two-channel entries spilled at
+/// r = 2). Smaller blocks, twice as many, wait out their windows' loads in parallel.
+/// H200, 8192² × 3 u8, µs: every entry small (sixteenth session, run 6) r = 1 258.8 ->
+/// 244.4, r = 2 340.0 -> 321.7, r = 3 348.6 -> 353.0, r = 4 412.8 -> 429.7; this
+/// geometry (eighteenth session, A/B run 1) r = 1 258.8 -> 243.0, r = 2 336.2 -> 321.2,
+/// r = 3 347.4 -> 349.4, r = 4 411.3 -> 410.9.
+#[inline]
+pub const fn small_tiles(r: u32, c: u32) -> bool {
+    r == 1 || (r == 2 && c >= 3)
+}
+
 /// Threads of a block.
-pub const THREADS: u32 = 256;
+#[inline]
+pub const fn threads(r: u32, c: u32) -> u32 {
+    if small_tiles(r, c) {
+        128
+    } else {
+        256
+    }
+}
+
 /// Warps of a block.
-pub const WARPS: u32 = THREADS / 32;
+#[inline]
+pub const fn warps(r: u32, c: u32) -> u32 {
+    threads(r, c) / 32
+}
 /// Output pixels (of one channel) of a unit: 4 groups of 8.
 pub const STRIP_PX: u32 = 32;
 /// Groups of 8 output pixels per unit (the `n8` of the MMA).
 pub const GROUPS: u32 = STRIP_PX / 8;
-/// Output rows of a tile: 4 MMA row blocks of 16.
-pub const TILE_H: u32 = 64;
+/// Output rows of a tile: 4 MMA row blocks of 16, or 2 for [`small_tiles`].
+#[inline]
+pub const fn tile_h(r: u32, c: u32) -> u32 {
+    if small_tiles(r, c) {
+        32
+    } else {
+        64
+    }
+}
 /// Rows of an MMA block (the `m16`) and of a unit.
 pub const MMA_M: u32 = 16;
 /// Largest compiled radius.
@@ -68,8 +98,8 @@ pub const fn tile_bytes(c: u32) -> u32 {
 
 /// Units of a tile: channels × strips × row blocks.
 #[inline]
-pub const fn units(c: u32) -> u32 {
-    c * (TILE_PX / STRIP_PX) * (TILE_H / MMA_M)
+pub const fn units(r: u32, c: u32) -> u32 {
+    c * (TILE_PX / STRIP_PX) * (tile_h(r, c) / MMA_M)
 }
 
 /// fp16 cells of a window plane row: the last unit's last A block ends 8 pixels past the
@@ -86,8 +116,8 @@ pub const WINDOW_PITCH: u32 = if WINDOW_W % 64 <= 8 {
 
 /// Rows of a tile's window.
 #[inline]
-pub const fn window_rows(r: u32) -> u32 {
-    TILE_H + 2 * r
+pub const fn window_rows(r: u32, c: u32) -> u32 {
+    tile_h(r, c) + 2 * r
 }
 
 /// 4-pixel quads of a window row: the staging's unit of work (`4c` input bytes, a word of
@@ -96,14 +126,14 @@ pub const WINDOW_QUADS: u32 = WINDOW_W / 4;
 
 /// Shared bytes of one channel's window plane.
 #[inline]
-pub const fn plane_bytes(r: u32) -> u32 {
-    2 * window_rows(r) * WINDOW_PITCH
+pub const fn plane_bytes(r: u32, c: u32) -> u32 {
+    2 * window_rows(r, c) * WINDOW_PITCH
 }
 
 /// Shared bytes of a tile's window (every plane); the output tile follows it.
 #[inline]
 pub const fn window_bytes(r: u32, c: u32) -> u32 {
-    c * plane_bytes(r)
+    c * plane_bytes(r, c)
 }
 
 /// Bytes between two rows of the shared output tile: 16 more than a row, so that the
@@ -115,8 +145,8 @@ pub const fn out_pitch(c: u32) -> u32 {
 
 /// Shared bytes of the output tile; the B table follows it.
 #[inline]
-pub const fn out_bytes(c: u32) -> u32 {
-    TILE_H * out_pitch(c)
+pub const fn out_bytes(r: u32, c: u32) -> u32 {
+    tile_h(r, c) * out_pitch(c)
 }
 
 /// Bytes of the B-fragment table: per mask row, 16 bytes per lane (hi and lo, 2
@@ -129,7 +159,7 @@ pub const fn table_bytes(r: u32) -> u32 {
 // The last unit's A blocks end inside the window; the window planes stay 16-byte
 // aligned, and their rows hold whole quads.
 const _: () = assert!(TILE_PX - STRIP_PX + 8 * A_BLOCKS <= WINDOW_W);
-const _: () = assert!(plane_bytes(0).is_multiple_of(16) && WINDOW_W.is_multiple_of(4));
+const _: () = assert!(plane_bytes(0, 1).is_multiple_of(16) && WINDOW_W.is_multiple_of(4));
 
 // Per channel count: the output tile's rows stay 16-byte aligned; every warp sums as many
 // units; every thread of the block writes as many 16-byte pieces of a whole tile.
@@ -137,8 +167,12 @@ const _: () = {
     let mut c = 1;
     while c <= MAX_CHANNELS {
         assert!(out_pitch(c).is_multiple_of(16));
-        assert!(units(c).is_multiple_of(WARPS));
-        assert!((TILE_H * tile_bytes(c) / 16).is_multiple_of(THREADS));
+        let mut r = 0;
+        while r <= MAX_RADIUS {
+            assert!(units(r, c).is_multiple_of(warps(r, c)));
+            assert!((tile_h(r, c) * tile_bytes(c) / 16).is_multiple_of(threads(r, c)));
+            r += 1;
+        }
         c += 1;
     }
 };
@@ -169,14 +203,14 @@ pub const fn raw_pitch(c: u32) -> u32 {
 /// (both written after it is widened).
 #[inline]
 pub const fn raw_bytes(r: u32, c: u32) -> u32 {
-    window_rows(r) * raw_pitch(c)
+    window_rows(r, c) * raw_pitch(c)
 }
 
 /// Shared bytes of a block: the window, then the output tile and the B table, or (from
 /// `BULK_FROM_RADIUS` on) the raw window in their place where it is larger.
 #[inline]
 pub const fn shared_bytes(r: u32, c: u32) -> u32 {
-    let after = out_bytes(c) + table_bytes(r);
+    let after = out_bytes(r, c) + table_bytes(r);
     let raw = if r >= BULK_FROM_RADIUS { raw_bytes(r, c) } else { 0 };
     window_bytes(r, c) + if raw > after { raw } else { after }
 }
@@ -189,7 +223,8 @@ pub const fn shared_bytes(r: u32, c: u32) -> u32 {
 #[inline]
 pub const fn min_blocks(r: u32, c: u32) -> u32 {
     let b = 228 * 1024 / (shared_bytes(r, c) + 1024);
-    let most = if r == 0 || (r >= 3 && c >= 2) { 4 } else { 3 };
+    // 32 or 24 warps per SM, in blocks of either size.
+    let most = if r == 0 || (r >= 3 && c >= 2) { 32 } else { 24 } / warps(r, c);
     if b > most {
         most
     } else if b < 1 {
@@ -222,11 +257,12 @@ fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
     let [w, h, _] = p.extent;
     let px = TILE_PX as usize;
-    let tiles = blocks(w as usize, px, MAX_GRID_X)? as usize * blocks(h as usize, TILE_H as usize, MAX_GRID_X)? as usize;
+    let c = p.channels;
+    let tiles = blocks(w as usize, px, MAX_GRID_X)? as usize * blocks(h as usize, tile_h(r, c) as usize, MAX_GRID_X)? as usize;
     Ok(LaunchShape {
         grid: (blocks(tiles, 1, MAX_GRID_X)?, 1, 1),
-        block: (THREADS, 1, 1),
-        shared_bytes: shared_bytes(r, p.channels),
+        block: (threads(r, c), 1, 1),
+        shared_bytes: shared_bytes(r, c),
         persistent: false,
         depth: None,
     })
