@@ -530,6 +530,10 @@ impl Gpu {
         };
         let mask_addr = match family.mask {
             MaskLoc::Global => self.global_mask(&taps)?,
+            MaskLoc::MmaTable => {
+                let r = entry.radius.expect("image_mma entries are compiled per radius");
+                self.global_words(&crate::image_mma::table(&taps, r))?
+            }
             MaskLoc::Const(sym) => {
                 self.set_const_mask(sym, &taps)?;
                 0

@@ -26,8 +26,9 @@ pub struct Gpu {
     stream: Stream,
     /// Last taps uploaded to each `.const` symbol, so pipelines skip repeat uploads.
     const_masks: RefCell<HashMap<&'static str, Vec<f32>>>,
-    /// Device copy of the mask for the families that take it by pointer.
-    global_mask: RefCell<Option<(Vec<f32>, DeviceBuffer<f32>)>>,
+    /// Device copy of the mask (as f32 bits) for the families that take it by pointer,
+    /// or of the table `image_mma` reads.
+    global_mask: RefCell<Option<(Vec<u32>, DeviceBuffer<u32>)>>,
     /// Streaming multiprocessors, for sizing persistent grids.
     sm_count: u32,
     /// Blocks per SM of each (entry, shared bytes) that needed preparing (see `prepare`).
@@ -89,18 +90,24 @@ impl Gpu {
     /// The mask as a device buffer, for the families that take it as a pointer. Returns
     /// its device address.
     pub(crate) fn global_mask(&self, taps: &[f32]) -> Result<u64> {
+        self.global_words(&taps.iter().map(|t| t.to_bits()).collect::<Vec<_>>())
+    }
+
+    /// `words` as a device buffer (the last one uploaded is kept, so pipelines skip
+    /// repeat uploads). Returns its device address, 256-byte aligned (cuMemAlloc's).
+    pub(crate) fn global_words(&self, words: &[u32]) -> Result<u64> {
         let mut cache = self.global_mask.borrow_mut();
         if let Some((t, buf)) = cache.as_ref() {
-            if t.as_slice() == taps {
+            if t.as_slice() == words {
                 return Ok(buf.as_device_ptr().as_raw());
             }
         }
         // Kernels still running may read the old buffer.
         self.stream.synchronize()?;
         *cache = None;
-        let buf = DeviceBuffer::from_slice(taps).map_err(|e| oom(e, std::mem::size_of_val(taps)))?;
+        let buf = DeviceBuffer::from_slice(words).map_err(|e| oom(e, std::mem::size_of_val(words)))?;
         let addr = buf.as_device_ptr().as_raw();
-        *cache = Some((taps.to_vec(), buf));
+        *cache = Some((words.to_vec(), buf));
         Ok(addr)
     }
 

@@ -21,6 +21,7 @@ pub mod device_array;
 pub mod error;
 pub mod gpu;
 pub mod image;
+mod image_mma;
 pub mod imageio;
 pub mod masks;
 pub mod pad;

@@ -10,13 +10,14 @@
 //! 2^11), both fp16, after scaling the mask so that its sum of |taps| is at most 2^15
 //! (`layout::families::image_mma`): hi sums of u8 pixels are then exact integers in the
 //! fp32 accumulators, lo sums are 2^11 times smaller, and `(hi + lo·2^-11)·2^-s` keeps
-//! fp32 accuracy.
+//! fp32 accuracy. The host builds that B table once per mask (`ConvArgs::mask` points at
+//! it); each block copies it into shared memory while it stages its window.
 //! Geometry: `layout::families::image_mma`.
 use crate::device::*;
 use layout::families::image_mma::{
-    out_bytes, out_pitch, plane_bytes, raw_chunks, raw_pitch, table_bytes, threads, tile_bytes, tile_h, units, warps,
-    window_bytes, window_rows, BULK_FROM_RADIUS, GROUPS, LO_SHIFT, MAX_CHANNELS, MMA_M, STRIP_PX, SUM_BITS, TILE_PX,
-    WINDOW_PITCH, WINDOW_QUADS, WINDOW_W,
+    out_pitch, plane_bytes, raw_chunks, raw_pitch, table_buffer_bytes, table_bytes, table_offset, threads, tile_bytes,
+    tile_h, units, warps, window_bytes, window_rows, BULK_FROM_RADIUS, GROUPS, LO_SHIFT, MAX_CHANNELS, MMA_M, STRIP_PX,
+    TILE_PX, WINDOW_PITCH, WINDOW_QUADS, WINDOW_W,
 };
 use layout::mode::map_index;
 
@@ -94,56 +95,10 @@ fn f16_bits(v: f32) -> u32 {
     h as u32
 }
 
-/// The fp32 value of fp16 bits (`cvt.f32.f16`, exact).
-#[inline(always)]
-fn f16_value(bits: u32) -> f32 {
-    let v: f32;
-    // SAFETY: a conversion between registers.
-    unsafe {
-        core::arch::asm!("cvt.f32.f16 {v}, {h};", v = out(reg32) v, h = in(reg16) bits as u16,
-            options(pure, nomem, nostack, preserves_flags));
-    }
-    v
-}
-
-/// `v` rounded to the nearest integer, ties to even (`cvt.rni.f32.f32`).
-#[inline(always)]
-fn rint(v: f32) -> f32 {
-    let d: f32;
-    // SAFETY: a conversion between registers.
-    unsafe {
-        core::arch::asm!("cvt.rni.f32.f32 {d}, {v};", d = out(reg32) d, v = in(reg32) v,
-            options(pure, nomem, nostack, preserves_flags));
-    }
-    d
-}
-
 /// 2^e as f32, for `-126 <= e <= 127`.
 #[inline(always)]
 fn pow2(e: i32) -> f32 {
     f32::from_bits(((e + 127) as u32) << 23)
-}
-
-/// The exponent `s` the taps are scaled by: the largest with `sum·2^s <= 2^SUM_BITS`
-/// (`sum` the mask's sum of |taps|, finite), kept where `2^s` and `2^-s` are normal
-/// floats (a sum below 2^-112 leaves every u8 output 0 either way).
-#[inline(always)]
-fn scale_exponent(sum: f32) -> i32 {
-    if sum == 0.0 {
-        return 0;
-    }
-    // sum in [2^e, 2^(e+1)): sum·2^(SUM_BITS - 1 - e) in [2^(SUM_BITS-1), 2^SUM_BITS).
-    let e = ((sum.to_bits() >> 23) & 0xff) as i32 - 127;
-    (SUM_BITS - 1 - e).clamp(-126, 126)
-}
-
-/// A tap scaled by 2^s, split into fp16 bits (hi, lo): hi the nearest integer (then the
-/// nearest fp16, an integer too), lo the rest times 2^LO_SHIFT.
-#[inline(always)]
-fn split(v: f32) -> (u32, u32) {
-    let hi = f16_bits(rint(v));
-    let rest = v - f16_value(hi); // exact: |rest| is at most half an fp16 step of hi
-    (hi, f16_bits(rest * pow2(LO_SHIFT)))
 }
 
 /// The bytes `b0` and `b1` (indices into the words `a`, `b1 - b0 <= 4`) as an fp16 pair:
@@ -286,51 +241,22 @@ unsafe fn write_out<const R: u32, const C: u32>(p: *mut u8, wc: u32, h: u32, pit
     }
 }
 
-/// The B table (every mask row's fragment of each lane: b = {B[k][g], B[k+1][g]},
-/// {B[k+8][g], B[k+9][g]} with k = 2(l % 4), g = l / 4; hi, then lo) into the shared
-/// `table`, the taps scaled by 2^s (`scale_exponent` of the mask's sum of |taps|);
-/// returns 2^-s.
+/// Copies the host's table buffer (`table_buffer_bytes(R)`: the B table, then 2^-s) into
+/// the shared `table` with 16-byte `cp.async`s, and commits them (the caller waits).
 ///
 /// # Safety
-/// `table` holds `table_bytes(R)` shared bytes no thread reads until the next barrier.
+/// `src` holds the table buffer of this radius, 16-byte aligned; `table` holds
+/// `table_buffer_bytes(R)` shared bytes, 16-byte aligned, no thread touches before the
+/// wait and a barrier.
 #[inline(always)]
-unsafe fn build_table<const R: u32, const C: u32>(table: u32) -> f32 {
-    let (taps, tid) = (2 * R + 1, thread_x());
-    let mut sum = 0.0f32;
-    for i in 0..(taps * taps) as usize {
-        sum += f32::from_bits(Mask2d::get(i).to_bits() & 0x7fff_ffff);
-    }
-    let s = scale_exponent(sum);
-    let (up, down) = (pow2(s), pow2(-s));
-    let mut e = tid;
-    while e < table_bytes(R) / 16 {
-        let (dy, l) = (e / 32, e % 32);
-        let (g, t) = (l / 4, l % 4);
-        let tap = |k: u32| {
-            let d = k.wrapping_sub(g);
-            if d <= 2 * R {
-                split(Mask2d::get((dy * taps + d) as usize) * up)
-            } else {
-                (0, 0)
-            }
-        };
-        let k = 2 * t;
-        let (v0, v1, v8, v9) = (tap(k), tap(k + 1), tap(k + 8), tap(k + 9));
-        // SAFETY: entry e of the table, inside the block's shared memory.
-        unsafe {
-            store_shared_u32x4(
-                table + 16 * e,
-                [
-                    v0.0 | v1.0 << 16,
-                    v8.0 | v9.0 << 16,
-                    v0.1 | v1.1 << 16,
-                    v8.1 | v9.1 << 16,
-                ],
-            )
-        };
+unsafe fn copy_table<const R: u32, const C: u32>(src: *const f32, table: u32) {
+    let mut e = thread_x();
+    while e < table_buffer_bytes(R) / 16 {
+        // SAFETY: 16 bytes of the buffer and of the shared table, both aligned.
+        unsafe { cp_async_f4(table + 16 * e, src.wrapping_add(4 * e as usize), 16) };
         e += threads(R, C);
     }
-    down
+    cp_async_commit();
 }
 
 /// Stages the window of the tile at pixel `(x0, y0)` as fp16 planes: cell `(ch, sy, col)`
@@ -343,8 +269,9 @@ unsafe fn build_table<const R: u32, const C: u32>(table: u32) -> f32 {
 ///
 /// # Safety
 /// As `filter`; `win` holds `window_bytes(R, C)` shared bytes and `raw` `raw_bytes(R, C)`,
-/// which no thread reads until the next barrier. Every thread of the block calls it (it
-/// may wait at barriers).
+/// which no thread reads until the next barrier (the caller's: the window is complete
+/// only after it, and the output tile over `raw` is written only after it). Every
+/// thread of the block calls it (it may wait at barriers).
 #[inline(always)]
 unsafe fn stage<const R: u32, const C: u32>(a: &ConvArgs, x0: u32, y0: u32, win: u32, raw: u32) {
     let (wc, h) = (a.extent[0] * C, a.extent[1]);
@@ -357,8 +284,9 @@ unsafe fn stage<const R: u32, const C: u32>(a: &ConvArgs, x0: u32, y0: u32, win:
             if y0 >= R && y0 + tile_h(R, C) + R <= h && x0 * C >= R * C + 15 && gx0 + raw_pitch(C) <= wc {
                 stage_raw::<R, C>(a, y0, gx0, raw);
                 sync_threads(); // every copy landed, of every thread
+                                // No barrier after it: the caller's, before the sums, comes before
+                                // anything writes the output tile over raw.
                 widen_raw::<R, C>(a, y0, gx0, win, raw);
-                sync_threads(); // raw is read before the table and the output tile overwrite it
             } else {
                 stage_quads::<R, C, true>(a, x0, y0, win)
             }
@@ -545,13 +473,14 @@ unsafe fn stage_quads<const R: u32, const C: u32, const EDGE: bool>(a: &ConvArgs
 }
 
 /// The warps sum the tile's units (channel, 32-pixel strip, 16 rows), every warp as
-/// many, into the shared output tile as saturated bytes (`down`: the taps' scale back).
+/// many, into the shared output tile as saturated bytes (scaled back by the table's
+/// `2^-s`).
 ///
 /// # Safety
-/// `win` holds the staged window and `table` the B table (after a barrier); `out`
+/// `win` holds the staged window and `table` the table buffer (after a barrier); `out`
 /// holds `out_bytes(R, C)` shared bytes no other thread touches until the next barrier.
 #[inline(always)]
-unsafe fn sum_tile<const R: u32, const C: u32>(win: u32, table: u32, out: u32, down: f32) {
+unsafe fn sum_tile<const R: u32, const C: u32>(win: u32, table: u32, out: u32) {
     let (taps, wp, op) = (2 * R + 1, WINDOW_PITCH, out_pitch(C));
     let (lane, warp) = (thread_x() % 32, thread_x() / 32);
     let strips = TILE_PX / STRIP_PX;
@@ -588,6 +517,10 @@ unsafe fn sum_tile<const R: u32, const C: u32>(win: u32, table: u32, out: u32, d
         // Outputs (g, 2t..2t+1) and (g + 8, 2t..2t+1) of each group, as bytes of channel
         // ch in the interleaved output tile.
         let (g, t) = (lane / 4, lane % 4);
+        // The taps' scale back, read here: kept across the sums, it cost registers
+        // (ptxas spilled 4-8 bytes at one and two channels, r = 2, 3).
+        // SAFETY: the word after the B table in the shared copy.
+        let down = f32::from_bits(unsafe { load_shared_u32(table + table_bytes(R)) });
         for (grp, (hi, lo)) in acc_hi.iter().zip(acc_lo.iter()).enumerate() {
             let v = |i: usize| u8_sat(fma(lo[i], pow2(-LO_SHIFT), hi[i]) * down);
             let col = (s * STRIP_PX + 8 * grp as u32 + 2 * t) * C + ch;
@@ -610,9 +543,9 @@ unsafe fn sum_tile<const R: u32, const C: u32>(win: u32, table: u32, out: u32, d
 
 /// # Safety
 /// `a.input`, `a.output` hold `h` rows `a.pitch` bytes apart of `w·C` u8 pixels;
-/// `MASK_2D` holds the `(2R+1)^2` taps, whose sum of |taps| is finite; under the constant
-/// mode `a.fill` is an integer of magnitude at most 255; launched as
-/// `layout::families::image_mma` says for `C` channels.
+/// `a.mask` holds the host's table buffer for radius `R` (`table_buffer_bytes(R)`
+/// bytes, 16-byte aligned); under the constant mode `a.fill` is an integer of magnitude
+/// at most 255; launched as `layout::families::image_mma` says for `C` channels.
 #[inline(always)]
 unsafe fn filter<const R: u32, const C: u32>(a: &ConvArgs) {
     let (w, h) = (a.extent[0], a.extent[1]);
@@ -631,19 +564,20 @@ unsafe fn filter<const R: u32, const C: u32>(a: &ConvArgs) {
     }
     let win = shared_addr(shared_f32());
     // SAFETY: forwarded from the contract; the window, the raw window (where the output
-    // tile and the table go), output tile and table are the block's shared memory as
-    // layout sums it, each touched between the barriers below as the callees ask. The
-    // table after the window: its scale and taps would otherwise stay live across the
-    // staging (ptxas spilled at 64 registers).
+    // tile goes), the output tile and the table are the block's shared memory as layout
+    // places them, each touched between the barriers below as the callees ask. The
+    // table's copy is in flight while the window is staged (its own bytes), and landed
+    // at the wait before the barrier that precedes the sums.
     unsafe {
+        copy_table::<R, C>(a.mask as *const f32, win + table_offset(R, C));
         stage::<R, C>(a, x0, y0, win, win + window_bytes(R, C));
+        cp_async_wait::<0>();
+        sync_threads();
         // The output tile's and the table's addresses from the window's where each is
         // used: kept as values of their own, one was spilled (ptxas, r = 1, 64
         // registers).
-        let table = win + window_bytes(R, C) + out_bytes(R, C);
-        let down = build_table::<R, C>(table);
-        sync_threads();
-        sum_tile::<R, C>(win, table, win + window_bytes(R, C), down);
+        let table = win + table_offset(R, C);
+        sum_tile::<R, C>(win, table, win + window_bytes(R, C));
         sync_threads();
         // The origin again, from an opaque copy of the block index: kept from the
         // start, it was spilled across the sums (ptxas, 64 registers).

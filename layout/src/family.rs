@@ -11,6 +11,11 @@ pub enum MaskLoc {
     Global,
     /// A `__constant__` symbol the host fills before the launch.
     Const(ConstSymbol),
+    /// `image_mma`'s tensor-core B table, which the host builds from the mask
+    /// (`families::image_mma::entry_taps`: each tap split into fp16 parts, placed per
+    /// lane) into a device buffer passed as [`crate::ConvArgs::mask`]: the blocks copy
+    /// it instead of each building it from the taps.
+    MmaTable,
 }
 
 /// How the radius reaches a family's kernel, which fixes its PTX entries.
@@ -138,7 +143,7 @@ impl Family {
     #[inline]
     pub const fn mask_capacity(&self) -> (u64, &'static str) {
         match self.mask {
-            MaskLoc::Global => (INDEXED_TAPS, "32-bit indexing of the mask"),
+            MaskLoc::Global | MaskLoc::MmaTable => (INDEXED_TAPS, "32-bit indexing of the mask"),
             MaskLoc::Const(sym) => (sym.len as u64, sym.why),
         }
     }

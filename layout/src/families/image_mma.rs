@@ -18,18 +18,21 @@
 //! units of one channel (every warp as many), store them rounded and saturated into a
 //! shared output tile of interleaved bytes, and the block writes that out.
 use crate::shape::{blocks, MAX_GRID_X};
-use crate::{masks, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
+use crate::{Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
 
-/// Whether a tile is 32 rows high and its block 128 threads, rather than 64 and 256:
-/// at r = 1, and at r = 2 from three channels (one- and two-channel entries spilled at
-/// r = 2). Smaller blocks, twice as many, wait out their windows' loads in parallel.
-/// H200, 8192² × 3 u8, µs: every entry small (sixteenth session, run 6) r = 1 258.8 ->
-/// 244.4, r = 2 340.0 -> 321.7, r = 3 348.6 -> 353.0, r = 4 412.8 -> 429.7; this
-/// geometry (eighteenth session, A/B run 1) r = 1 258.8 -> 243.0, r = 2 336.2 -> 321.2,
-/// r = 3 347.4 -> 349.4, r = 4 411.3 -> 410.9.
+/// Whether a tile is 32 rows high and its block 128 threads, rather than 64 and 256: at
+/// r = 1, 2, every channel count (the channel count is the geometry functions' second
+/// argument; it no longer decides here). Smaller blocks, twice as many, wait out their
+/// windows' loads in parallel. H200, 8192² × 3 u8, µs: every entry small (sixteenth
+/// session, run 6) r = 1 258.8 -> 244.4, r = 2 340.0 -> 321.7, r = 3 348.6 -> 353.0,
+/// r = 4 412.8 -> 429.7; small at r = 1 and at r = 2 from three channels (eighteenth
+/// session, A/B run 1) r = 1 258.8 -> 243.0, r = 2 336.2 -> 321.2, r = 3 347.4 -> 349.4,
+/// r = 4 411.3 -> 410.9. One and two channels at r = 2 joined when the blocks stopped
+/// building the B table (with 64-row tiles ptxas then spilled 4 bytes at one channel);
+/// not timed there.
 #[inline]
-pub const fn small_tiles(r: u32, c: u32) -> bool {
-    r == 1 || (r == 2 && c >= 3)
+pub const fn small_tiles(r: u32, _c: u32) -> bool {
+    r == 1 || r == 2
 }
 
 /// Threads of a block.
@@ -143,7 +146,7 @@ pub const fn out_pitch(c: u32) -> u32 {
     tile_bytes(c) + 16
 }
 
-/// Shared bytes of the output tile; the B table follows it.
+/// Shared bytes of the output tile.
 #[inline]
 pub const fn out_bytes(r: u32, c: u32) -> u32 {
     tile_h(r, c) * out_pitch(c)
@@ -154,6 +157,68 @@ pub const fn out_bytes(r: u32, c: u32) -> u32 {
 #[inline]
 pub const fn table_bytes(r: u32) -> u32 {
     (2 * r + 1) * 32 * 16
+}
+
+/// Bytes of the table buffer the host builds for a launch (`ConvArgs::mask` points at
+/// it; [`MaskLoc::MmaTable`](crate::MaskLoc::MmaTable)): the B table, entry `e` = `dy·32 + lane` at byte `16e`
+/// ([`entry_taps`]), then 16 bytes: `2^-s` (f32) and three zero words. Every block copies
+/// it whole into its shared memory.
+#[inline]
+pub const fn table_buffer_bytes(r: u32) -> u32 {
+    table_bytes(r) + 16
+}
+
+/// The taps (row-major indices into the `(2r+1)²` mask) of the four fp16 slots of table
+/// entry `e`, lane `l = e % 32` of mask row `dy = e / 32`, in the `mma.sync.m16n8k16`
+/// B-fragment layout: with `g = l / 4`, `k = 2(l % 4)`, slots `B[k][g]`, `B[k + 1][g]`,
+/// `B[k + 8][g]`, `B[k + 9][g]`, where `B[k][n]` is tap `(dy, k - n)` for
+/// `0 <= k - n <= 2r` (output pixel `n` of 8 reads window pixel `k = n + dx`), else 0
+/// (`None`). The entry's 4 words: hi parts of slots 0 | 1 << 16, 2 | 3 << 16, then the lo
+/// parts likewise (`split`).
+#[inline]
+pub const fn entry_taps(r: u32, e: u32) -> [Option<u32>; 4] {
+    let (taps, dy, l) = (2 * r + 1, e / 32, e % 32);
+    let (g, k) = (l / 4, 2 * (l % 4));
+    let ks = [k, k + 1, k + 8, k + 9];
+    let mut out = [None; 4];
+    let mut i = 0;
+    while i < 4 {
+        if ks[i] >= g && ks[i] - g <= 2 * r {
+            out[i] = Some(dy * taps + ks[i] - g);
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The exponent `s` the taps are scaled by: the largest with `sum·2^s <= 2^SUM_BITS`
+/// (`sum` the mask's sum of |taps|, finite), kept where `2^s` and `2^-s` are normal
+/// floats (a sum below 2^-112 leaves every u8 output 0 either way).
+#[inline]
+pub const fn scale_exponent(sum: f32) -> i32 {
+    if sum == 0.0 {
+        return 0;
+    }
+    // sum in [2^e, 2^(e+1)): sum·2^(SUM_BITS - 1 - e) in [2^(SUM_BITS-1), 2^SUM_BITS).
+    let e = ((sum.to_bits() >> 23) & 0xff) as i32 - 127;
+    let s = SUM_BITS - 1 - e;
+    if s < -126 {
+        -126
+    } else if s > 126 {
+        126
+    } else {
+        s
+    }
+}
+
+/// Where a block's copy of the table lies in its shared memory: after the window and
+/// the output tile (or the raw window, where larger): the copy is issued before the
+/// window is staged, so it shares no bytes with what the staging writes.
+#[inline]
+pub const fn table_offset(r: u32, c: u32) -> u32 {
+    let raw = if r >= BULK_FROM_RADIUS { raw_bytes(r, c) } else { 0 };
+    let out = out_bytes(r, c);
+    window_bytes(r, c) + if raw > out { raw } else { out }
 }
 
 // The last unit's A blocks end inside the window; the window planes stay 16-byte
@@ -199,20 +264,18 @@ pub const fn raw_pitch(c: u32) -> u32 {
     16 * raw_chunks(c)
 }
 
-/// Shared bytes of the raw window. It lies where the output tile and the B table go
-/// (both written after it is widened).
+/// Shared bytes of the raw window. It lies where the output tile goes (written after it
+/// is widened).
 #[inline]
 pub const fn raw_bytes(r: u32, c: u32) -> u32 {
     window_rows(r, c) * raw_pitch(c)
 }
 
-/// Shared bytes of a block: the window, then the output tile and the B table, or (from
-/// `BULK_FROM_RADIUS` on) the raw window in their place where it is larger.
+/// Shared bytes of a block: the window, then the output tile or (from
+/// `BULK_FROM_RADIUS` on) the raw window in its place where larger, then the table.
 #[inline]
 pub const fn shared_bytes(r: u32, c: u32) -> u32 {
-    let after = out_bytes(r, c) + table_bytes(r);
-    let raw = if r >= BULK_FROM_RADIUS { raw_bytes(r, c) } else { 0 };
-    window_bytes(r, c) + if raw > after { raw } else { after }
+    table_offset(r, c) + table_buffer_bytes(r)
 }
 
 /// Blocks per SM the launch bounds ask for: as many as the shared memory allows (228 KiB
@@ -238,7 +301,7 @@ pub const fn min_blocks(r: u32, c: u32) -> u32 {
 pub const FAMILY: Family = Family {
     name: "image_mma",
     dim: 2,
-    mask: MaskLoc::Const(masks::MASK_2D),
+    mask: MaskLoc::MmaTable,
     radii: Radii::Compiled { max: MAX_RADIUS },
     params: crate::ParamList::Conv,
     tile_limit: (u32::MAX, ""),
