@@ -247,8 +247,10 @@ const _: () = {
 /// loads. H200, 8192² × 3 u8, µs, word loads against the copies: interleaved windows
 /// (fifteenth session, A/B run 1) r = 1 262.8 / 275.6, r = 2 499.5 / 459.7, r = 3
 /// 596.6 / 565.3, r = 4 697.0 / 674.4; planar (sixteenth session, A/B run 2) r = 1
-/// 258.7 / 279.1.
-pub const BULK_FROM_RADIUS: u32 = 2;
+/// 258.7 / 279.1; planar, 32-row tiles at r = 1, 2 and the host's B table (eighteenth
+/// session, A/B run 7, word loads from r = 1, 2, 3 on) r = 1 240.7 / 232.7 / 233.4,
+/// r = 2 299.1 / 300.9 / 291.9, r = 3, 4 within 0.3%.
+pub const BULK_FROM_RADIUS: u32 = 3;
 
 /// 16-byte chunks an interior tile copies of each input row of its window: the window's
 /// bytes from wherever they start in a 16-byte aligned chunk, and the word after them
