@@ -4,12 +4,7 @@
 //! fp16 lo part (the rest times `2^LO_SHIFT`), placed per lane as the MMA's B fragments
 //! take them (`layout::families::image_mma::entry_taps`), then `2^-s`.
 use half::f16;
-use layout::families::image_mma::{entry_taps, scale_exponent, table_buffer_bytes, table_bytes, LO_SHIFT};
-
-/// 2^e as f32, for `-126 <= e <= 127`.
-fn pow2(e: i32) -> f32 {
-    f32::from_bits(((e + 127) as u32) << 23)
-}
+use layout::families::image_mma::{entry_taps, pow2, scale_exponent, table_buffer_bytes, table_bytes, LO_SHIFT};
 
 /// A scaled tap as fp16 bits (hi, lo): hi the nearest integer (ties to even), then the
 /// nearest fp16 (an integer too); lo the rest, exact in f32 (at most half an fp16 step

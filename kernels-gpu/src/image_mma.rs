@@ -15,9 +15,9 @@
 //! Geometry: `layout::families::image_mma`.
 use crate::device::*;
 use layout::families::image_mma::{
-    out_pitch, plane_bytes, raw_chunks, raw_pitch, table_buffer_bytes, table_bytes, table_offset, threads, tile_bytes,
-    tile_h, units, warps, window_bytes, window_rows, BULK_FROM_RADIUS, GROUPS, LO_SHIFT, MAX_CHANNELS, MMA_M, STRIP_PX,
-    TILE_PX, WINDOW_PITCH, WINDOW_QUADS, WINDOW_W,
+    out_pitch, plane_bytes, pow2, raw_chunks, raw_pitch, table_buffer_bytes, table_bytes, table_offset, threads,
+    tile_bytes, tile_h, units, warps, window_bytes, window_rows, BULK_FROM_RADIUS, GROUPS, LO_SHIFT, MAX_CHANNELS,
+    MMA_M, STRIP_PX, TILE_PX, WINDOW_PITCH, WINDOW_QUADS, WINDOW_W,
 };
 use layout::mode::map_index;
 
@@ -93,12 +93,6 @@ fn f16_bits(v: f32) -> u32 {
             options(pure, nomem, nostack, preserves_flags));
     }
     h as u32
-}
-
-/// 2^e as f32, for `-126 <= e <= 127`.
-#[inline(always)]
-fn pow2(e: i32) -> f32 {
-    f32::from_bits(((e + 127) as u32) << 23)
 }
 
 /// The bytes `b0` and `b1` (indices into the words `a`, `b1 - b0 <= 4`) as an fp16 pair:
@@ -282,10 +276,10 @@ unsafe fn stage<const R: u32, const C: u32>(a: &ConvArgs, x0: u32, y0: u32, win:
     unsafe {
         if R >= BULK_FROM_RADIUS {
             if y0 >= R && y0 + tile_h(R, C) + R <= h && x0 * C >= R * C + 15 && gx0 + raw_pitch(C) <= wc {
+                // No barrier after the widening: the caller's, before the sums, comes
+                // before anything writes the output tile over raw.
                 stage_raw::<R, C>(a, y0, gx0, raw);
                 sync_threads(); // every copy landed, of every thread
-                                // No barrier after it: the caller's, before the sums, comes before
-                                // anything writes the output tile over raw.
                 widen_raw::<R, C>(a, y0, gx0, win, raw);
             } else {
                 stage_quads::<R, C, true>(a, x0, y0, win)

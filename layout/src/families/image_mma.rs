@@ -211,6 +211,13 @@ pub const fn scale_exponent(sum: f32) -> i32 {
     }
 }
 
+/// 2^e as f32, for `-126 <= e <= 127`: the taps' scale `2^s` and its inverse, and the lo
+/// parts' `2^LO_SHIFT` (the host builds the table with them, the device scales back).
+#[inline]
+pub const fn pow2(e: i32) -> f32 {
+    f32::from_bits(((e + 127) as u32) << 23)
+}
+
 /// Where a block's copy of the table lies in its shared memory: after the window and
 /// the output tile (or the raw window, where larger): the copy is issued before the
 /// window is staged, so it shares no bytes with what the staging writes.
