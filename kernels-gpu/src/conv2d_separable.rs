@@ -82,7 +82,7 @@ unsafe fn column_pass<const R: u32>(ring: *const f32, first: u32, p: *mut f32, w
     let hi = lo.wrapping_sub((rr * TILE_W) as usize);
     // The closure takes its bases by value (by reference, LLVM compiled the wrap select
     // differently).
-    let acc = patch::filter_column::<R>(PATCH_ROWS, move |i| {
+    let acc = patch::filter_column::<R, 4>(PATCH_ROWS, move |i| {
         let b = if r0 + i / PATCH_ROWS * PATCH_ROWS < rr { lo } else { hi };
         // SAFETY: ring row (r0 + i) % rr, 4 floats of it, 16-byte aligned.
         unsafe { *(b.wrapping_add((i * TILE_W) as usize) as *const F4) }.0

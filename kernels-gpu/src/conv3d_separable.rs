@@ -66,7 +66,7 @@ unsafe fn conv3d_separable<const R: u32>(a: &ConvArgs) {
         sync_threads(); // xf is whole
 
         // The y filter of this thread's rows: rows ty·k .. ty·k + k + 2R of xf.
-        let yf = patch::filter_column::<R>(k, |i| {
+        let yf = patch::filter_column::<R, 4>(k, |i| {
             // SAFETY: a row of xf, 16-byte aligned.
             unsafe { *(xf.wrapping_add(((ty * k + i) * TILE_W + QX * tx) as usize) as *const F4) }.0
         });

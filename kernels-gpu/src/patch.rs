@@ -58,21 +58,21 @@ pub unsafe fn filter_row<const R: u32>(src: *const f32, pd: u32) -> [f32; QX as 
     acc
 }
 
-/// The `k` output rows of a 4-wide column filtered along y by the column taps
+/// The `k` output rows of a `Q`-wide column filtered along y by the column taps
 /// `MASK_1D[2R+1..4R+2]` (the separable kernels' y pass): `row(i)` reads the `i`-th of
 /// the `k + 2R` rows under the outputs (the first `R` rows above the first output). Each
 /// row is read once and feeds every output row it touches: row `i` adds into output row
 /// `o` through tap `i - o`.
 #[inline(always)]
-pub fn filter_column<const R: u32>(k: u32, row: impl Fn(u32) -> [f32; QX as usize]) -> Acc {
-    let mut acc = ZERO;
+pub fn filter_column<const R: u32, const Q: usize>(k: u32, row: impl Fn(u32) -> [f32; Q]) -> [[f32; Q]; MAX_ROWS] {
+    let mut acc = [[0.0; Q]; MAX_ROWS];
     for i in 0..k + 2 * R {
         let v = row(i);
         for o in 0..k {
             let fr = i.wrapping_sub(o);
             if fr <= 2 * R {
                 let m = Mask1d::get((2 * R + 1 + fr) as usize);
-                for x in 0..QX as usize {
+                for x in 0..Q {
                     acc[o as usize][x] = fma(m, v[x], acc[o as usize][x]);
                 }
             }
@@ -192,6 +192,44 @@ pub fn rotate<T: Copy>(acc: &mut [T], n: usize, zero: T) {
         acc[j] = acc[j + 1];
     }
     acc[n - 1] = zero;
+}
+
+/// Stores column 0 of the patch: the `k` outputs down from `(x, y)` of a row-major
+/// plane at `p` (`row_pitch` elements a row, `w` x `h`; outputs past it are skipped).
+/// The 1-wide patches of `conv3d_separable`: a warp stores 32 neighbouring outputs a row.
+///
+/// # Safety
+/// `p` holds `h` rows of `row_pitch` writable pixels.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)] // as `store`
+pub unsafe fn store_column<P: Pixel>(
+    acc: &[[f32; QX as usize]],
+    k: u32,
+    p: *mut P,
+    row_pitch: u32,
+    w: u32,
+    h: u32,
+    x: u32,
+    y: u32,
+) {
+    if x >= w {
+        return;
+    }
+    let out = p.wrapping_add((y * row_pitch + x) as usize);
+    if y + k <= h {
+        // The whole column inside (most threads): no test a row.
+        for o in 0..k {
+            // SAFETY: inside the plane.
+            unsafe { P::store1(out.wrapping_add((o * row_pitch) as usize), acc[o as usize][0]) };
+        }
+        return;
+    }
+    for o in 0..k {
+        if y + o < h {
+            // SAFETY: inside the plane.
+            unsafe { P::store1(out.wrapping_add((o * row_pitch) as usize), acc[o as usize][0]) };
+        }
+    }
 }
 
 /// Stores the patch whose first output is `(x, y)` of a row-major plane at `p` with

@@ -15,7 +15,10 @@ use layout::mode::map_index;
 pub struct Walk {
     /// Threads of a block across and down.
     pub threads: (u32, u32),
-    /// Output columns of a block (`QX` per thread across).
+    /// Outputs across a thread's patch: `patch::QX`, or 1 (a column: lane 0 of the
+    /// patches, stored with `patch::store_column`).
+    pub qx: u32,
+    /// Output columns of a block (`qx` per thread across).
     pub tile_w: u32,
     /// Output rows of a block.
     pub tile_h: u32,
@@ -41,7 +44,8 @@ macro_rules! walk_of {
         use layout::families::$family as f;
         $crate::planes::Walk {
             threads: (f::THREADS_X, f::THREADS_Y),
-            tile_w: f::TILE_W,
+            qx: f::qx($r),
+            tile_w: f::tile_w($r),
             tile_h: f::tile_h($r),
             k: f::rows_per_thread($r),
             pd: f::pad($r),
@@ -63,7 +67,8 @@ macro_rules! walk_of {
 /// # Safety
 /// `a.input`, `a.output` hold `w·h·d` floats (< 2^31); the launch has blocks of
 /// `threads` over a grid of columns x chunks, with `ring·slot_floats` shared floats (and
-/// whatever `add` uses past them); `tile_w = QX·threads.0`, `tile_h = k·threads.1`.
+/// whatever `add` uses past them); `tile_w = qx·threads.0`, `tile_h = k·threads.1`, `qx`
+/// is `patch::QX` or 1.
 #[inline(always)]
 pub unsafe fn walk<const R: u32>(
     a: &ConvArgs,
@@ -132,8 +137,15 @@ pub unsafe fn walk<const R: u32>(
             add(q, slot, &mut acc);
             if q >= 2 * R {
                 let out = p.wrapping_add((z_begin + q - 2 * R) as usize * plane_len);
+                let (x, y) = (x0 + g.qx * tx, y0 + ty * g.k);
                 // SAFETY: output plane z_begin + q - 2R < z_begin + steps <= d lies inside P.
-                unsafe { patch::store(&acc[0], g.k, out, w, w, h, x0 + patch::QX * tx, y0 + ty * g.k) };
+                unsafe {
+                    if g.qx == 1 {
+                        patch::store_column(&acc[0], g.k, out, w, w, h, x, y)
+                    } else {
+                        patch::store(&acc[0], g.k, out, w, w, h, x, y)
+                    }
+                };
             }
             patch::rotate(&mut acc, 2 * R as usize + 1, patch::ZERO);
         },

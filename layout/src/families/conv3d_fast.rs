@@ -14,6 +14,19 @@ pub const THREADS_Y: u32 = 8;
 pub const QX: u32 = 4;
 /// Output tile width of a block.
 pub const TILE_W: u32 = THREADS_X * QX;
+
+/// Outputs across per thread at radius `r` (the walks' geometry, as `conv3d_separable`'s):
+/// [`QX`] at every radius.
+#[inline]
+pub const fn qx(_r: u32) -> u32 {
+    QX
+}
+
+/// Output tile width of a block at radius `r`: [`TILE_W`] at every radius.
+#[inline]
+pub const fn tile_w(_r: u32) -> u32 {
+    TILE_W
+}
 /// Output planes per chunk of depth in the grid `launch_shape` returns; the host's launch
 /// then picks the chunk count for the GPU at hand (`LaunchShape::depth`): 128^3 at r = 2
 /// has 8 columns, and chunks of 64 (16 blocks) ran at 181 us, slower than conv3d_const.
@@ -133,15 +146,20 @@ pub const FAMILY: Family = Family {
 /// (`depth`).
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
-    walk_launch(p, tile_h(r), shared_floats(r), waves(r))
+    walk_launch(p, (TILE_W, tile_h(r)), shared_floats(r), waves(r))
 }
 
 /// The launch of a walk along depth (`kernels-gpu/src/planes.rs`, shared with
-/// `conv3d_separable`): one block of `THREADS_X` x `THREADS_Y` per (128 x `tile_h`
+/// `conv3d_separable`): one block of `THREADS_X` x `THREADS_Y` per (`tile_w` x `tile_h`
 /// column, chunk of depth), `shared_floats` of shared memory.
-pub(crate) fn walk_launch(p: &Problem, tile_h: u32, shared_floats: u32, waves: u32) -> Result<LaunchShape, ShapeError> {
+pub(crate) fn walk_launch(
+    p: &Problem,
+    (tile_w, tile_h): (u32, u32),
+    shared_floats: u32,
+    waves: u32,
+) -> Result<LaunchShape, ShapeError> {
     let [w, h, d] = p.extent;
-    let gx = blocks(w as usize, TILE_W as usize, MAX_GRID_X)?;
+    let gx = blocks(w as usize, tile_w as usize, MAX_GRID_X)?;
     let gy = blocks(h as usize, tile_h as usize, MAX_GRID_YZ)?;
     let depth = DepthSplit {
         planes: d,

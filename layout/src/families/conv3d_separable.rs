@@ -10,7 +10,9 @@
 use crate::{masks, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
 
 /// The walk's geometry that does not depend on the tile height: `conv3d_fast`'s.
-pub use super::conv3d_fast::{ahead, chunk_z, pad, ring, staged_w, CHUNK_Z, QX, THREADS_X, THREADS_Y, TILE_W};
+pub use super::conv3d_fast::{
+    ahead, chunk_z, pad, qx, ring, staged_w, tile_w, CHUNK_Z, QX, THREADS_X, THREADS_Y, TILE_W,
+};
 
 /// Largest compiled radius.
 pub const MAX_RADIUS: u32 = 4;
@@ -98,5 +100,5 @@ pub const FAMILY: Family = Family {
 /// by the launch to fill the GPU's last wave of blocks.
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
-    super::conv3d_fast::walk_launch(p, tile_h(r), shared_floats(r), waves(r))
+    super::conv3d_fast::walk_launch(p, (TILE_W, tile_h(r)), shared_floats(r), waves(r))
 }
