@@ -312,7 +312,7 @@ fn outputs_per_block(v: Variant, r: u32) -> [usize; 3] {
         }
         Variant::Conv3dSeparable => {
             use fam::conv3d_separable::*;
-            [TILE_W as usize, tile_h(r) as usize, CHUNK_Z as usize]
+            [tile_w(r) as usize, tile_h(r) as usize, CHUNK_Z as usize]
         }
         // conv2d_fast numbers its tiles in one grid axis; checked below.
         v => panic!("{v}: no per-axis tile"),

@@ -1,30 +1,62 @@
 //! `conv3d_separable` (kernels-gpu/src/conv3d_separable.rs): rank-1 3D masks (a row of
 //! taps along x, a column along y and a pillar along z, multiplied), one pass. The
-//! skeleton is `conv3d_fast`'s: a block owns a 128 x 8K column of outputs and a chunk of
-//! depth, input planes stream through a ring of shared buffers (16-byte `cp.async`), and
-//! each thread keeps a register patch per output plane the current input plane touches.
-//! Each input plane is filtered along x into a shared buffer, then along y into the
-//! thread's registers, and that filtered patch is added into the `2r+1` output-plane
-//! patches through the z taps: `3(2r+1)` FMAs per output (plus the x filter of the y
-//! halo rows), and the intermediates never leave the chip.
+//! skeleton is `conv3d_fast`'s walk along depth: a block owns a `tile_w` x `8K` column
+//! of outputs and a chunk of depth, input planes stream through a ring of shared buffers
+//! (16-byte `cp.async`), and each thread keeps a register patch per output plane the
+//! current input plane touches. Each input plane is filtered along x into a shared
+//! buffer (4 outputs a thread), then along y into the thread's registers (a `qx`-wide,
+//! `K`-tall patch), and that patch is added into the `2r+1` output-plane patches through
+//! the z taps: `3(2r+1)` FMAs per output (plus the x filter of the y halo rows), and the
+//! intermediates never leave the chip. The patches' registers grow as `qx·K·(2r+1)`.
 use crate::{masks, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
 
-/// The walk's geometry that does not depend on the tile height: `conv3d_fast`'s.
-pub use super::conv3d_fast::{
-    ahead, chunk_z, pad, qx, ring, staged_w, tile_w, CHUNK_Z, QX, THREADS_X, THREADS_Y, TILE_W,
-};
+/// The walk's geometry shared with `conv3d_fast`: planes ahead, ring, halo columns,
+/// chunks of depth, threads.
+pub use super::conv3d_fast::{ahead, chunk_z, pad, ring, CHUNK_Z, THREADS_X, THREADS_Y};
+
+/// Outputs across per thread in the x filter (one 16-byte load and store).
+pub const QX_ROW: u32 = 4;
+
+/// Outputs across per thread in the y and z filters: 4 (a 16-byte load a row, the
+/// tile 128 wide), or at r = 4 one column, where 4-wide patches fit one row per thread
+/// (9 patches of 4), and the x filter then ran over twice the rows the tile writes. One
+/// column of 6 rows a thread makes the tile 32 x 48 (H200, 512^3 r = 4: 647.8 -> 527.3
+/// us); columns of 8 rows at r = 1..3 ran 14-24% slower than 4-wide patches (391 / 398 /
+/// 461 against 317 / 344 / 403 us).
+#[inline]
+pub const fn qx(r: u32) -> u32 {
+    if r >= 4 {
+        1
+    } else {
+        QX_ROW
+    }
+}
+
+/// Output tile width of a block.
+#[inline]
+pub const fn tile_w(r: u32) -> u32 {
+    THREADS_X * qx(r)
+}
+
+/// Width of a staged row: the tile and its halos.
+#[inline]
+pub const fn staged_w(r: u32) -> u32 {
+    tile_w(r) + 2 * pad(r)
+}
 
 /// Largest compiled radius.
 pub const MAX_RADIUS: u32 = 4;
 
 /// Output rows per thread: each thread holds `2r+1` patches of this many rows (one per
-/// output plane an input plane touches), so registers grow as `4·K·(2r+1)`.
+/// output plane an input plane touches), so registers grow as `qx·K·(2r+1)`. At r = 4
+/// (one column): 6 rows (H200, 512^3: 4 / 6 / 7 / 8 rows 544 / 528 / 555 / 542 us; 8
+/// spill 40 bytes, 7 leave a tile of 512 rows 9% idle).
 #[inline]
 pub const fn rows_per_thread(r: u32) -> u32 {
     match r {
         0 | 1 => 4,
         2 | 3 => 2,
-        _ => 1,
+        _ => 6,
     }
 }
 
@@ -49,7 +81,7 @@ pub const fn plane_floats(r: u32) -> u32 {
 /// Shared floats of the x-filtered plane (the tile's width, every staged row).
 #[inline]
 pub const fn filtered_floats(r: u32) -> u32 {
-    TILE_W * staged_h(r)
+    tile_w(r) * staged_h(r)
 }
 
 /// Shared floats a block needs: the ring of planes and the x-filtered plane.
@@ -96,9 +128,9 @@ pub const FAMILY: Family = Family {
     summary: "ours: rank-1 3D masks in one pass, x then y filters on chip, z through register patches",
 };
 
-/// As `conv3d_fast`: one block per (128 x 8K column, chunk of depth), the chunks re-cut
+/// As `conv3d_fast`: one block per (`tile_w` x 8K column, chunk of depth), the chunks re-cut
 /// by the launch to fill the GPU's last wave of blocks.
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
-    super::conv3d_fast::walk_launch(p, (TILE_W, tile_h(r)), shared_floats(r), waves(r))
+    super::conv3d_fast::walk_launch(p, (tile_w(r), tile_h(r)), shared_floats(r), waves(r))
 }
