@@ -12,7 +12,7 @@
 //! - **convolve**: the mask flipped along every axis first (`scipy.ndimage.convolve`).
 use crate::device_array::DeviceArray;
 use crate::error::{Error, Result};
-use crate::gpu::Gpu;
+use crate::gpu::{GlobalMask, Gpu};
 use crate::{Mode, Variant};
 use layout::{ConvArgs, LaunchShape, MaskLoc, Problem};
 use ndarray::{Array, ArrayView, ArrayView1, ArrayView2, ArrayView3, Dimension, Ix1, Ix2, Ix3};
@@ -529,10 +529,10 @@ impl Gpu {
             _ => (mask.taps.clone(), mask.radius),
         };
         let mask_addr = match family.mask {
-            MaskLoc::Global => self.global_mask(&taps)?,
+            MaskLoc::Global => self.global_mask(GlobalMask::Taps, &taps)?,
             MaskLoc::MmaTable => {
                 let r = entry.radius.expect("image_mma entries are compiled per radius");
-                self.global_words(&crate::image_mma::table(&taps, r))?
+                self.global_mask(GlobalMask::MmaTable(r), &taps)?
             }
             MaskLoc::Const(sym) => {
                 self.set_const_mask(sym, &taps)?;

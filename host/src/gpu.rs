@@ -17,6 +17,23 @@ use std::ffi::c_void;
 /// which checked it against the kernel-family table).
 pub static PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
 
+/// What a family that takes its mask by pointer reads (`MaskLoc::Global`,
+/// `MaskLoc::MmaTable`), built from the taps on the host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GlobalMask {
+    /// The taps themselves (f32).
+    Taps,
+    /// `image_mma`'s B table at this radius (`image_mma::table`).
+    MmaTable(u32),
+}
+
+/// The last buffer [`Gpu::global_mask`] uploaded, and what it was built from.
+struct GlobalBuffer {
+    kind: GlobalMask,
+    taps: Vec<f32>,
+    buf: DeviceBuffer<u32>,
+}
+
 /// A CUDA context with the convolution module loaded. Create one and reuse it: module
 /// load (the driver's JIT of the PTX) is the slow part. Device arrays borrow it, so none
 /// outlives the context that owns its memory.
@@ -26,9 +43,9 @@ pub struct Gpu {
     stream: Stream,
     /// Last taps uploaded to each `.const` symbol, so pipelines skip repeat uploads.
     const_masks: RefCell<HashMap<&'static str, Vec<f32>>>,
-    /// Device copy of the mask (as f32 bits) for the families that take it by pointer,
-    /// or of the table `image_mma` reads.
-    global_mask: RefCell<Option<(Vec<u32>, DeviceBuffer<u32>)>>,
+    /// Device buffer of the families that take the mask by pointer, with what it was
+    /// built from (so a repeat launch neither rebuilds nor uploads it).
+    global_mask: RefCell<Option<GlobalBuffer>>,
     /// Streaming multiprocessors, for sizing persistent grids.
     sm_count: u32,
     /// Blocks per SM of each (entry, shared bytes) that needed preparing (see `prepare`).
@@ -87,27 +104,31 @@ impl Gpu {
         Ok(())
     }
 
-    /// The mask as a device buffer, for the families that take it as a pointer. Returns
-    /// its device address.
-    pub(crate) fn global_mask(&self, taps: &[f32]) -> Result<u64> {
-        self.global_words(&taps.iter().map(|t| t.to_bits()).collect::<Vec<_>>())
-    }
-
-    /// `words` as a device buffer (the last one uploaded is kept, so pipelines skip
-    /// repeat uploads). Returns its device address, 256-byte aligned (cuMemAlloc's).
-    pub(crate) fn global_words(&self, words: &[u32]) -> Result<u64> {
+    /// The buffer `kind` builds from `taps`, on the device, for the families that take
+    /// the mask by pointer. The last one is kept: a launch with the same kind and taps
+    /// (bit for bit) reuses it without building it again. Returns its device address,
+    /// 256-byte aligned (cuMemAlloc's).
+    pub(crate) fn global_mask(&self, kind: GlobalMask, taps: &[f32]) -> Result<u64> {
         let mut cache = self.global_mask.borrow_mut();
-        if let Some((t, buf)) = cache.as_ref() {
-            if t.as_slice() == words {
-                return Ok(buf.as_device_ptr().as_raw());
+        if let Some(g) = cache.as_ref() {
+            if g.kind == kind && g.taps.iter().map(|t| t.to_bits()).eq(taps.iter().map(|t| t.to_bits())) {
+                return Ok(g.buf.as_device_ptr().as_raw());
             }
         }
+        let words = match kind {
+            GlobalMask::Taps => taps.iter().map(|t| t.to_bits()).collect(),
+            GlobalMask::MmaTable(r) => crate::image_mma::table(taps, r),
+        };
         // Kernels still running may read the old buffer.
         self.stream.synchronize()?;
         *cache = None;
-        let buf = DeviceBuffer::from_slice(words).map_err(|e| oom(e, std::mem::size_of_val(words)))?;
+        let buf = DeviceBuffer::from_slice(&words).map_err(|e| oom(e, std::mem::size_of_val(words.as_slice())))?;
         let addr = buf.as_device_ptr().as_raw();
-        *cache = Some((words.to_vec(), buf));
+        *cache = Some(GlobalBuffer {
+            kind,
+            taps: taps.to_vec(),
+            buf,
+        });
         Ok(addr)
     }
 
