@@ -69,6 +69,8 @@ unsafe fn filter<const R: u32, const C: u32, const N: usize, P: Pixel>(a: &ConvA
     let walk = |q: u32| stage::Walking {
         edge,
         raw: Some(raw_base + (q % ring(R)) * raw_slot_bytes(R, C)),
+        // Its windows move down rows: no fixed table.
+        groups: None,
     };
     // SAFETY: the ring's slots (slot_floats each from the dynamic shared base); no copy
     // is in flight yet.

@@ -34,6 +34,8 @@ pub struct Walk {
     pub ahead: u32,
     /// The chunk length the launch's grid depth gives (`chunk_z`).
     pub chunk: u32,
+    /// Where the group table lies (floats from the shared base; `stage::group_table`).
+    pub table_at: u32,
 }
 
 /// The [`Walk`] of a family at radius `$r` for the launch of `$a`: `$family` is its
@@ -54,6 +56,7 @@ macro_rules! walk_of {
             ahead: f::ahead($r),
             // The launch cuts depth into gridDim.z chunks.
             chunk: f::chunk_z($a.extent[2], $crate::device::grid_dim_z()),
+            table_at: f::table_at($r),
         }
     }};
 }
@@ -66,8 +69,9 @@ macro_rules! walk_of {
 ///
 /// # Safety
 /// `a.input`, `a.output` hold `w·h·d` floats (< 2^31); the launch has blocks of
-/// `threads` over a grid of columns x chunks, with `ring·slot_floats` shared floats (and
-/// whatever `add` uses past them); `tile_w = qx·threads.0`, `tile_h = k·threads.1`, `qx`
+/// `threads` over a grid of columns x chunks, with `ring·slot_floats` shared floats
+/// (whatever `add` uses past them, then the group table at `table_at`, `slot_floats / 4`
+/// words); `tile_w = qx·threads.0`, `tile_h = k·threads.1`, `qx`
 /// is `patch::QX` or 1.
 #[inline(always)]
 pub unsafe fn walk<const R: u32>(
@@ -106,10 +110,21 @@ pub unsafe fn walk<const R: u32>(
             inline_border: false,
         }
     };
-    // Every plane's window has the same columns and rows: this thread's edge cell, once.
+    // Every plane's window has the same columns and rows: this thread's edge cell and
+    // what each of its groups takes, once.
+    let groups = if stage::table_fits(&window(0)) {
+        // SAFETY: the table's words lie past the ring and whatever `add` uses (the
+        // family's layout: `table_at`, `table_words`); the window's width is a multiple
+        // of 4; it fits.
+        unsafe { stage::group_table(&window(0), 4 * g.table_at, tid, threads) };
+        Some(4 * g.table_at)
+    } else {
+        None
+    };
     let walk = stage::Walking {
         edge: stage::EdgeCell::of(&window(0), tid, threads, true),
         raw: None,
+        groups,
     };
     // SAFETY: the ring's slots (slot_floats each from the dynamic shared base); no copy
     // is in flight yet.

@@ -411,9 +411,10 @@ impl EdgeCell {
     }
 }
 
-/// What a walk adds to [`window`]: its [`EdgeCell`], and a shared raw area where the
+/// What a walk adds to [`window`]: its [`EdgeCell`], a shared raw area where the
 /// groups of [`Pixel::RAW`] pixels land as they are (group `g` at `raw + 4g`, then a word
-/// per thread for its edge cell's aligned word), to be widened by [`land`].
+/// per thread for its edge cell's aligned word), to be widened by [`land`], and for a
+/// walk whose windows keep their rows and columns, its [`group_table`].
 #[derive(Clone, Copy)]
 pub struct Walking {
     /// This thread's edge cell.
@@ -421,6 +422,63 @@ pub struct Walking {
     /// The raw area's shared address (`sw·sh + 4·threads` bytes, 4-byte aligned), for raw
     /// pixels.
     pub raw: Option<u32>,
+    /// Where the walk's [`group_table`] lies: bytes from the dynamic shared base (an
+    /// offset, not an address: the base is uniform, the walk's registers are not).
+    pub groups: Option<u32>,
+}
+
+/// What a [`group_table`] entry below these says: the group's 4 elements start at that
+/// element of the plane.
+mod entry {
+    /// Fill values (zero or constant outside the plane's columns or rows).
+    pub const FILL: u32 = u32::MAX;
+    /// The edge pass stages its cells (a mapping mode, across the plane's edge).
+    pub const CELLS: u32 = u32::MAX - 1;
+}
+
+/// Whether a walk of `win`'s windows can stage them by a [`group_table`]: every group
+/// that is neither inside the plane nor fill values goes to the edge pass (rows of a
+/// multiple of 4 elements, or a mode that maps; else zero or constant rows end inside
+/// a group, which the cells of each step fill).
+#[inline(always)]
+pub fn table_fits<P>(win: &Window<P>) -> bool {
+    win.w.is_multiple_of(4) || by_cells(&Window { ghost: false, ..*win })
+}
+
+/// Writes, for each group `g` of `win`'s window that this thread stages (`g = tid + k·threads`),
+/// what staging it takes at every step of a walk whose windows keep `win`'s rows and
+/// columns (a walk through planes), at `table + 4g`: a border window's groups then cost a
+/// shared load each rather than their row mapped and columns checked (29% of the windows
+/// at r = 4 in `conv3d_separable`, each 122 instructions a warp against 45 inside: the
+/// blocks at the borders finished last). Only this thread reads its entries, in program
+/// order: no barrier. Planes hold fewer than `entry::CELLS` elements.
+///
+/// # Safety
+/// The `sw·sh / 4` shared words `table` bytes past the dynamic shared base, 4-byte
+/// aligned, are this walk's alone; its rows are a multiple of 4 elements long or the mode
+/// maps (no group is then worked out cell by cell each step: [`table_fits`]);
+/// `sw` is a multiple of 4 (group `g` lands at float `4g` of the window).
+#[inline(always)]
+pub unsafe fn group_table<P>(win: &Window<P>, table: u32, tid: u32, threads: u32) {
+    let table = shared_addr(shared_f32()) + table;
+    let win = Window { ghost: false, ..*win };
+    let f = win.sw / 4;
+    let mut g = tid;
+    while g < f * win.sh {
+        let (sy, c) = row_col(g, f);
+        let (gx, columns_inside, row) = group_at(&win, sy, c);
+        let e = if columns_inside && row >= 0 {
+            row as u32 * win.row_pitch + gx
+        } else if row < 0 || ((win.mode == code::ZERO || win.mode == code::CONSTANT) && gx >= win.w) {
+            entry::FILL
+        } else {
+            // (by_cells: the walk's condition for a table)
+            entry::CELLS
+        };
+        // SAFETY: word g of the table.
+        unsafe { store_shared(table + 4 * g, f32::from_bits(e)) };
+        g += threads;
+    }
 }
 
 /// Group `(sy, c)` of a window at a border: its first column in the plane, whether its 4
@@ -676,7 +734,25 @@ unsafe fn staged<P: Pixel>(win: Window<P>, buf: u32, walk: Option<&Walking>, tid
         }
     } else if aligned {
         let by_cells = by_cells(&win);
+        let table = match walk {
+            Some(&Walking { groups: Some(t), .. }) if !win.ghost => Some(shared_addr(shared_f32()) + t),
+            _ => None,
+        };
         let mut g = tid;
+        if let Some(table) = table {
+            while g < f * win.sh {
+                // SAFETY: this thread's entry of the table (`group_table`).
+                let e = unsafe { load_shared_u32(table + 4 * g) };
+                if e < entry::CELLS {
+                    copy(g, buf + 16 * g, win.plane.wrapping_add(e as usize));
+                } else if e == entry::FILL {
+                    // SAFETY: a group of the buffer, wholly ghost cells; nothing is read.
+                    unsafe { store_shared_f4(buf + 16 * g, [win.fill; 4]) };
+                }
+                g += threads;
+            }
+        }
+        // Without a table (after it, g is past the groups).
         while g < f * win.sh {
             let (sy, c) = row_col(g, f);
             let (gx, columns_inside, row) = group_at(&win, sy, c);

@@ -111,10 +111,24 @@ pub const fn plane_floats(r: u32) -> u32 {
     staged_w(r) * (tile_h(r) + 2 * r)
 }
 
-/// Shared floats a block needs: the ring of planes.
+/// Where the walk's group table lies (`planes::Walk::table_at`, floats from the shared
+/// base): after the ring of planes.
+#[inline]
+pub const fn table_at(r: u32) -> u32 {
+    ring(r) * plane_floats(r)
+}
+
+/// Words of the walk's group table (`stage::group_table`): one per 4-float group of a
+/// staged plane.
+#[inline]
+pub const fn table_words(r: u32) -> u32 {
+    plane_floats(r) / 4
+}
+
+/// Shared floats a block needs: the ring of planes, then the group table.
 #[inline]
 pub const fn shared_floats(r: u32) -> u32 {
-    ring(r) * plane_floats(r)
+    table_at(r) + table_words(r)
 }
 
 /// Blocks per SM the launch bounds ask for (2: up to 128 registers for the patches).

@@ -84,10 +84,25 @@ pub const fn filtered_floats(r: u32) -> u32 {
     tile_w(r) * staged_h(r)
 }
 
-/// Shared floats a block needs: the ring of planes and the x-filtered plane.
+/// Where the walk's group table lies (`planes::Walk::table_at`, floats from the shared
+/// base): after the ring of planes and the x-filtered plane.
+#[inline]
+pub const fn table_at(r: u32) -> u32 {
+    ring(r) * plane_floats(r) + filtered_floats(r)
+}
+
+/// Words of the walk's group table (`stage::group_table`): one per 4-float group of a
+/// staged plane.
+#[inline]
+pub const fn table_words(r: u32) -> u32 {
+    plane_floats(r) / 4
+}
+
+/// Shared floats a block needs: the ring of planes, the x-filtered plane, then the group
+/// table.
 #[inline]
 pub const fn shared_floats(r: u32) -> u32 {
-    ring(r) * plane_floats(r) + filtered_floats(r)
+    table_at(r) + table_words(r)
 }
 
 /// The fewest waves of blocks the depth split aims at (`DepthSplit::waves`): 3 at r = 1,
