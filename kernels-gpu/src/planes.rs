@@ -36,6 +36,8 @@ pub struct Walk {
     pub chunk: u32,
     /// Where the group table lies (floats from the shared base; `stage::group_table`).
     pub table_at: u32,
+    /// Its words (0: no table).
+    pub table_words: u32,
 }
 
 /// The [`Walk`] of a family at radius `$r` for the launch of `$a`: `$family` is its
@@ -57,6 +59,7 @@ macro_rules! walk_of {
             // The launch cuts depth into gridDim.z chunks.
             chunk: f::chunk_z($a.extent[2], $crate::device::grid_dim_z()),
             table_at: f::table_at($r),
+            table_words: f::table_words($r),
         }
     }};
 }
@@ -70,8 +73,8 @@ macro_rules! walk_of {
 /// # Safety
 /// `a.input`, `a.output` hold `w·h·d` floats (< 2^31); the launch has blocks of
 /// `threads` over a grid of columns x chunks, with `ring·slot_floats` shared floats
-/// (whatever `add` uses past them, then the group table at `table_at`, `slot_floats / 4`
-/// words); `tile_w = qx·threads.0`, `tile_h = k·threads.1`, `qx`
+/// (whatever `add` uses past them, then the group table: `table_words` at `table_at`,
+/// 0 or `slot_floats / 4`); `tile_w = qx·threads.0`, `tile_h = k·threads.1`, `qx`
 /// is `patch::QX` or 1.
 #[inline(always)]
 pub unsafe fn walk<const R: u32>(
@@ -112,7 +115,7 @@ pub unsafe fn walk<const R: u32>(
     };
     // Every plane's window has the same columns and rows: this thread's edge cell and
     // what each of its groups takes, once.
-    let groups = if stage::table_fits(&window(0)) {
+    let groups = if g.table_words > 0 && stage::table_fits(&window(0)) {
         // SAFETY: the table's words lie past the ring and whatever `add` uses (the
         // family's layout: `table_at`, `table_words`); the window's width is a multiple
         // of 4; it fits.

@@ -119,10 +119,15 @@ pub const fn table_at(r: u32) -> u32 {
 }
 
 /// Words of the walk's group table (`stage::group_table`): one per 4-float group of a
-/// staged plane.
+/// staged plane, or none where it would cost a block per SM (here it fits at every
+/// radius; `conv3d_separable` at r = 1 is short of it).
 #[inline]
 pub const fn table_words(r: u32) -> u32 {
-    plane_floats(r) / 4
+    if super::shared_fits(4 * (table_at(r) + plane_floats(r) / 4), min_blocks(r)) {
+        plane_floats(r) / 4
+    } else {
+        0
+    }
 }
 
 /// Shared floats a block needs: the ring of planes, then the group table.

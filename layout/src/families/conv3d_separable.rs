@@ -92,10 +92,16 @@ pub const fn table_at(r: u32) -> u32 {
 }
 
 /// Words of the walk's group table (`stage::group_table`): one per 4-float group of a
-/// staged plane.
+/// staged plane, or none where it would cost a block per SM (`conv3d_separable` at r <= 1:
+/// the ring of 5 planes and the x-filtered plane leaves 2 blocks 4.9 KB short of it; there, border
+/// windows stage their groups as before).
 #[inline]
 pub const fn table_words(r: u32) -> u32 {
-    plane_floats(r) / 4
+    if super::shared_fits(4 * (table_at(r) + plane_floats(r) / 4), min_blocks(r)) {
+        plane_floats(r) / 4
+    } else {
+        0
+    }
 }
 
 /// Shared floats a block needs: the ring of planes, the x-filtered plane, then the group

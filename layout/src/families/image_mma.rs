@@ -294,7 +294,7 @@ pub const fn shared_bytes(r: u32, c: u32) -> u32 {
 /// (sixteenth session, A/B run 2): 4 blocks 346.8 µs, 3 blocks 381.1 (run 1).
 #[inline]
 pub const fn min_blocks(r: u32, c: u32) -> u32 {
-    let b = 228 * 1024 / (shared_bytes(r, c) + 1024);
+    let b = super::SM_SHARED_BYTES / (shared_bytes(r, c) + 1024);
     // 32 or 24 warps per SM, in blocks of either size.
     let most = if r == 0 || (r >= 3 && c >= 2) { 32 } else { 24 } / warps(r, c);
     if b > most {

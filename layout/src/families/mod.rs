@@ -17,6 +17,15 @@ pub const fn pad(cells: u32) -> u32 {
     cells.div_ceil(8) * 8
 }
 
+/// Shared memory of an SM on sm_90 (228 KiB), of which the system keeps 1 KiB per block.
+pub const SM_SHARED_BYTES: u32 = 228 * 1024;
+
+/// Whether `blocks` blocks of `bytes` shared bytes each fit in one SM's shared memory.
+#[inline]
+pub const fn shared_fits(bytes: u32, blocks: u32) -> bool {
+    blocks * (bytes + 1024) <= SM_SHARED_BYTES
+}
+
 /// Calls `$m! { $(#[doc] module => Variant,)* }` with every kernel family: the one list of
 /// them. A family's module name is its name everywhere (device file, PTX entry, host
 /// `Variant::name`, test and bench ids); the second name is its host `Variant`.
