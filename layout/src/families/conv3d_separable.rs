@@ -113,12 +113,14 @@ pub const fn shared_floats(r: u32) -> u32 {
 
 /// The fewest waves of blocks the depth split aims at (`DepthSplit::waves`): 3 at r = 1,
 /// where memory dominates (H200, 512^3 with 16-byte pads: 357 / 340 / 341 us in 1 / 2 /
-/// 4 waves; with sector pads 317-318 / 315-316 / 316-317 in 2 / 3 / 4), else 1: at r = 2
-/// two or three waves gained nothing (344-346 / 346 / 346-348 in 1 / 2 / 3), and at r = 3
-/// they add halo planes (449 / 453 / 457 with 16-byte pads).
+/// 4 waves; with sector pads 317-318 / 315-316 / 316-317 in 2 / 3 / 4), and at r = 2
+/// since the walk's group table evened out the blocks (twentieth session, A/B run 6:
+/// 334.2 / 327.3 / 325.8 us in 1 / 2 / 3; before it 344-346 / 346 / 346-348), else 1: at
+/// r = 3, 4 they add halo planes (run 6: r = 3 409.7 / 417.1 / 422.8, r = 4 486.1 / 488.4 /
+/// 494.0).
 #[inline]
 pub const fn waves(r: u32) -> u32 {
-    if r <= 1 {
+    if r <= 2 {
         3
     } else {
         1
