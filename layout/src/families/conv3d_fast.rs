@@ -118,16 +118,10 @@ pub const fn table_at(r: u32) -> u32 {
     ring(r) * plane_floats(r)
 }
 
-/// Words of the walk's group table (`stage::group_table`): one per 4-float group of a
-/// staged plane, or none where it would cost a block per SM (here it fits at every
-/// radius; `conv3d_separable` at r = 1 is short of it).
+/// Words of the walk's group table ([`super::walk_table_words`]; it fits at every radius).
 #[inline]
 pub const fn table_words(r: u32) -> u32 {
-    if super::shared_fits(4 * (table_at(r) + plane_floats(r) / 4), min_blocks(r)) {
-        plane_floats(r) / 4
-    } else {
-        0
-    }
+    super::walk_table_words(table_at(r), plane_floats(r), min_blocks(r))
 }
 
 /// Shared floats a block needs: the ring of planes, then the group table.

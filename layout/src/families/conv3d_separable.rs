@@ -91,17 +91,11 @@ pub const fn table_at(r: u32) -> u32 {
     ring(r) * plane_floats(r) + filtered_floats(r)
 }
 
-/// Words of the walk's group table (`stage::group_table`): one per 4-float group of a
-/// staged plane, or none where it would cost a block per SM (`conv3d_separable` at r <= 1:
-/// the ring of 5 planes and the x-filtered plane leaves 2 blocks 4.9 KB short of it; there, border
-/// windows stage their groups as before).
+/// Words of the walk's group table ([`super::walk_table_words`]): none at r = 1, where
+/// the ring of 5 planes and the x-filtered plane leave two blocks 4.9 KB short of it.
 #[inline]
 pub const fn table_words(r: u32) -> u32 {
-    if super::shared_fits(4 * (table_at(r) + plane_floats(r) / 4), min_blocks(r)) {
-        plane_floats(r) / 4
-    } else {
-        0
-    }
+    super::walk_table_words(table_at(r), plane_floats(r), min_blocks(r))
 }
 
 /// Shared floats a block needs: the ring of planes, the x-filtered plane, then the group

@@ -26,6 +26,19 @@ pub const fn shared_fits(bytes: u32, blocks: u32) -> bool {
     blocks * (bytes + 1024) <= SM_SHARED_BYTES
 }
 
+/// Words of a 3D walk's group table (`stage::group_table`) after `table_at` floats of a
+/// block's shared memory: one per 4-float group of a staged plane of `plane_floats`, or
+/// none where it would cost one of the `blocks` per SM (there, border windows stage their
+/// groups as before).
+#[inline]
+pub const fn walk_table_words(table_at: u32, plane_floats: u32, blocks: u32) -> u32 {
+    if shared_fits(4 * (table_at + plane_floats / 4), blocks) {
+        plane_floats / 4
+    } else {
+        0
+    }
+}
+
 /// Calls `$m! { $(#[doc] module => Variant,)* }` with every kernel family: the one list of
 /// them. A family's module name is its name everywhere (device file, PTX entry, host
 /// `Variant::name`, test and bench ids); the second name is its host `Variant`.
