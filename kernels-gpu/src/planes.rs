@@ -116,11 +116,12 @@ pub unsafe fn walk<const R: u32>(
     // Every plane's window has the same columns and rows: this thread's edge cell and
     // what each of its groups takes, once.
     let groups = if g.table_words > 0 && stage::table_fits(&window(0)) {
+        let table = 4 * g.table_at;
         // SAFETY: the table's words lie past the ring and whatever `add` uses (the
         // family's layout: `table_at`, `table_words`); the window's width is a multiple
         // of 4; it fits.
-        unsafe { stage::group_table(&window(0), 4 * g.table_at, tid, threads) };
-        Some(4 * g.table_at)
+        unsafe { stage::group_table(&window(0), table, tid, threads) };
+        Some(table)
     } else {
         None
     };

@@ -449,7 +449,7 @@ pub fn table_fits<P>(win: &Window<P>) -> bool {
 /// what staging it takes at every step of a walk whose windows keep `win`'s rows and
 /// columns (a walk through planes), at `table + 4g`: a border window's groups then cost a
 /// shared load each rather than their row mapped and columns checked (29% of the windows
-/// at r = 4 in `conv3d_separable`, each 122 instructions a warp against 45 inside: the
+/// at r = 4 in `conv3d_separable`, each 122 instructions a warp against 44 inside: the
 /// blocks at the borders finished last). Only this thread reads its entries, in program
 /// order: no barrier. Planes hold fewer than `entry::CELLS` elements.
 ///
@@ -467,6 +467,8 @@ pub unsafe fn group_table<P>(win: &Window<P>, table: u32, tid: u32, threads: u32
     while g < f * win.sh {
         let (sy, c) = row_col(g, f);
         let (gx, columns_inside, row) = group_at(&win, sy, c);
+        // The fill test below is `staged`'s border loop's, kept in step with it by hand:
+        // as one shared helper, LLVM compiled 88 entries' mode tests differently.
         let e = if columns_inside && row >= 0 {
             row as u32 * win.row_pitch + gx
         } else if row < 0 || ((win.mode == code::ZERO || win.mode == code::CONSTANT) && gx >= win.w) {
