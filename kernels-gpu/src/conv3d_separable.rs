@@ -15,7 +15,8 @@
 use crate::device::*;
 use crate::{patch, planes};
 use layout::families::conv3d_separable::{
-    min_blocks, pad, qx, rows_per_thread, staged_h, staged_w, tile_w, QX_ROW, THREADS_X, THREADS_Y,
+    min_blocks, pad, qx, rows_per_thread, staged_h, staged_w, tile_h, tile_w, y_filtered_w, y_first, y_pad, QX_ROW,
+    THREADS_X, THREADS_Y,
 };
 
 /// Threads per block.
@@ -54,6 +55,40 @@ unsafe fn x_pass<const R: u32>(slot: *const f32, xf: *mut f32) {
     }
 }
 
+/// Filters the staged plane at `slot` along y into `yf` (`y_filtered_w(R)` floats a row,
+/// the tile's rows, from staged column `pad - y_pad`): each thread takes 4-wide column
+/// groups of `K` rows (`K = rows_per_thread(R)`), task `tid`, `tid + THREADS`, ... (a
+/// warp takes 32 neighbouring groups).
+///
+/// # Safety
+/// `slot` holds `staged_h(R)` rows of `staged_w(R)` floats, `yf` `tile_h(R)` rows of
+/// `y_filtered_w(R)`; both 16-byte aligned.
+#[inline(always)]
+unsafe fn y_pass<const R: u32>(slot: *const f32, yf: *mut f32) {
+    let (k, groups) = (rows_per_thread(R), y_filtered_w(R) / QX_ROW);
+    let tasks = groups * (tile_h(R) / k);
+    let tid = thread_y() * THREADS_X + thread_x();
+    let src0 = slot.wrapping_add((pad(R) - y_pad(R)) as usize);
+    // Rolled, as x_pass.
+    for n in 0..opaque(tasks.div_ceil(THREADS)) {
+        let t = tid + n * THREADS;
+        if t < tasks {
+            let (band, group) = (t / groups, t % groups);
+            let src = src0.wrapping_add((band * k * staged_w(R) + QX_ROW * group) as usize);
+            let acc = patch::filter_column::<R, 4>(k, |i| {
+                // SAFETY: staged row band·k + i < staged_h, 4 floats of it inside the
+                // staged width (pad - y_pad + 4·group + 4 <= staged_w), 16-byte aligned.
+                unsafe { load::<4>(src.wrapping_add((i * staged_w(R)) as usize)) }
+            });
+            for o in 0..k {
+                let at = (band * k + o) * y_filtered_w(R) + QX_ROW * group;
+                // SAFETY: 4 floats of a row of yf, 16-byte aligned.
+                unsafe { *(yf.wrapping_add(at as usize) as *mut F4) = F4(acc[o as usize]) };
+            }
+        }
+    }
+}
+
 /// The `Q` floats at `p`: one 16-byte load for 4.
 ///
 /// # Safety
@@ -81,22 +116,37 @@ unsafe fn load<const Q: usize>(p: *const f32) -> [f32; Q] {
 unsafe fn conv3d_separable<const R: u32, const Q: usize>(a: &ConvArgs) {
     let g = crate::walk_of!(conv3d_separable, R, a);
     let (tx, ty, k) = (thread_x(), thread_y(), g.k);
-    // The x-filtered plane, after the ring.
-    let xf = shared_f32().wrapping_add((g.ring * g.slot_floats) as usize);
-    // This thread's patch of xf: rows ty·k .. ty·k + k + 2R, columns Q·tx ...
-    let first = xf.wrapping_add((ty * k * tile_w(R) + Q as u32 * tx) as usize);
+    // The once-filtered plane, after the ring.
+    let once = shared_f32().wrapping_add((g.ring * g.slot_floats) as usize);
+    // This thread's window of it: y first, rows ty·k .. ty·k + k, columns from Q·tx
+    // (y_pad before its outputs); x first, rows ty·k .. ty·k + k + 2R, columns Q·tx ...
+    let row_floats = if y_first(R) { y_filtered_w(R) } else { tile_w(R) };
+    let first = once.wrapping_add((ty * k * row_floats + Q as u32 * tx) as usize);
     let taps = 2 * R as usize + 1;
     let add = |_: u32, slot: *const f32, acc: &mut [patch::Acc; patch::MAX_PLANES]| {
-        // xf is free: every thread read it (step q - 1) before the walk's barrier.
-        // SAFETY: the slot and xf are the buffers x_pass wants.
-        unsafe { x_pass::<R>(slot, xf) };
-        sync_threads(); // xf is whole
-
-        let yf = patch::filter_column::<R, Q>(k, |i| {
-            // SAFETY: Q floats of a row of xf, 16-byte aligned for Q = 4 (a warp reads
-            // a 128-float row, or a 32-float one for one column).
-            unsafe { load::<Q>(first.wrapping_add((i * tile_w(R)) as usize)) }
-        });
+        // The once-filtered plane is free: every thread read it (step q - 1) before the
+        // walk's barrier.
+        let mut f = [[0.0; Q]; patch::MAX_ROWS];
+        if y_first(R) {
+            // SAFETY: the slot and the plane are the buffers y_pass wants.
+            unsafe { y_pass::<R>(slot, once) };
+            sync_threads(); // the plane is whole
+            for o in 0..k as usize {
+                // SAFETY: row ty·k + o of the y-filtered plane, from column 4·tx: the
+                // 4 + 2·y_pad floats lie inside it, 16-byte aligned (Q = 4 here).
+                let row = unsafe { patch::filter_row::<R>(first.wrapping_add(o * row_floats as usize), y_pad(R)) };
+                f[o][..Q].copy_from_slice(&row[..Q]);
+            }
+        } else {
+            // SAFETY: the slot and the plane are the buffers x_pass wants.
+            unsafe { x_pass::<R>(slot, once) };
+            sync_threads(); // the plane is whole
+            f = patch::filter_column::<R, Q>(k, |i| {
+                // SAFETY: Q floats of a row of the x-filtered plane, 16-byte aligned for
+                // Q = 4 (a warp reads a 128-float row, or a 32-float one for one column).
+                unsafe { load::<Q>(first.wrapping_add((i * row_floats) as usize)) }
+            });
+        }
         // Output plane q - 2R + j reads input plane q through z tap 2R - j. Indexed
         // (not iterators): the loops must unroll into register patches.
         #[allow(clippy::needless_range_loop)]
@@ -104,7 +154,7 @@ unsafe fn conv3d_separable<const R: u32, const Q: usize>(a: &ConvArgs) {
             let m = Mask1d::get(2 * taps + (taps - 1 - j));
             for o in 0..k as usize {
                 for x in 0..Q {
-                    acc[j][o][x] = fma(m, yf[o][x], acc[j][o][x]);
+                    acc[j][o][x] = fma(m, f[o][x], acc[j][o][x]);
                 }
             }
         }

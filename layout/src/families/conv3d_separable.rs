@@ -78,27 +78,59 @@ pub const fn plane_floats(r: u32) -> u32 {
     staged_w(r) * staged_h(r)
 }
 
-/// Shared floats of the x-filtered plane (the tile's width, every staged row).
+/// Whether a staged plane is filtered along y first (into a plane of `y_filtered_w`
+/// columns and the tile's rows; each thread then filters its own patch along x), rather
+/// than along x first (into a plane of the tile's width and every staged row; each
+/// thread then filters its patch along y). y first where patches are 4 wide: the y pass
+/// then covers `y_filtered_w / tile_w` of the outputs' columns (1.06 at r <= 4) where
+/// the x pass covered `staged_h / tile_h` of their rows (1.19-1.38 at r = 1..3). At
+/// r = 4 (one column a thread) each thread's x filter would read its window one float
+/// at a time.
+#[inline]
+pub const fn y_first(r: u32) -> bool {
+    qx(r) == QX_ROW
+}
+
+/// Halo columns on each side of the y-filtered plane: the fewest whole groups of 4 the
+/// x taps read (the staged plane's sector pads hold more).
+#[inline]
+pub const fn y_pad(r: u32) -> u32 {
+    r.div_ceil(QX_ROW) * QX_ROW
+}
+
+/// Width of the y-filtered plane: the tile and its `y_pad` halos (at r = 1 the plane is
+/// then no larger than the x-filtered one, and two blocks still fit an SM).
+#[inline]
+pub const fn y_filtered_w(r: u32) -> u32 {
+    tile_w(r) + 2 * y_pad(r)
+}
+
+/// Shared floats of the once-filtered plane: y first, `y_filtered_w` and the tile's
+/// rows; x first, the tile's width and every staged row.
 #[inline]
 pub const fn filtered_floats(r: u32) -> u32 {
-    tile_w(r) * staged_h(r)
+    if y_first(r) {
+        y_filtered_w(r) * tile_h(r)
+    } else {
+        tile_w(r) * staged_h(r)
+    }
 }
 
 /// Where the walk's group table lies (`planes::Walk::table_at`, floats from the shared
-/// base): after the ring of planes and the x-filtered plane.
+/// base): after the ring of planes and the once-filtered plane.
 #[inline]
 pub const fn table_at(r: u32) -> u32 {
     ring(r) * plane_floats(r) + filtered_floats(r)
 }
 
 /// Words of the walk's group table ([`super::walk_table_words`]): none at r = 1, where
-/// the ring of 5 planes and the x-filtered plane leave two blocks 4.9 KB short of it.
+/// the ring of 5 planes and the once-filtered plane leave two blocks 4.9 KB short of it.
 #[inline]
 pub const fn table_words(r: u32) -> u32 {
     super::walk_table_words(table_at(r), plane_floats(r), min_blocks(r))
 }
 
-/// Shared floats a block needs: the ring of planes, the x-filtered plane, then the group
+/// Shared floats a block needs: the ring of planes, the once-filtered plane, then the group
 /// table.
 #[inline]
 pub const fn shared_floats(r: u32) -> u32 {
