@@ -10,8 +10,10 @@
 //! `K`-tall patch of that plane along y into registers (`Q = qx(R)`: 4, or one column at
 //! r = 4), and (3) adds that patch into the `2R+1` output-plane patches it touches
 //! through the z taps; the walk stores the patch that is complete and moves the others
-//! down. Every output costs `3(2R+1)` FMAs (and the x filter of the y halo rows); the
-//! intermediates never leave the chip. Geometry: `layout::families::conv3d_separable`.
+//! down. At r = 3 (`y_first`) (1) and (2) swap axes: the block filters the staged
+//! columns along y, each thread its own patch along x. Every output costs `3(2R+1)` FMAs
+//! (and the first filter of the other axis' halo); the intermediates never leave the
+//! chip. Geometry: `layout::families::conv3d_separable`.
 use crate::device::*;
 use crate::{patch, planes};
 use layout::families::conv3d_separable::{
@@ -131,6 +133,8 @@ unsafe fn conv3d_separable<const R: u32, const Q: usize>(a: &ConvArgs) {
             // SAFETY: the slot and the plane are the buffers y_pass wants.
             unsafe { y_pass::<R>(slot, once) };
             sync_threads(); // the plane is whole
+                            // Indexed: with an iterator the rows went to local memory (a 128-byte frame).
+            #[allow(clippy::needless_range_loop)]
             for o in 0..k as usize {
                 // SAFETY: row ty·k + o of the y-filtered plane, from column 4·tx: the
                 // 4 + 2·y_pad floats lie inside it, 16-byte aligned (Q = 4 here).
@@ -167,7 +171,8 @@ unsafe fn conv3d_separable<const R: u32, const Q: usize>(a: &ConvArgs) {
 /// Entries and their launch bounds: 256 threads, `min_blocks(R)` blocks per SM.
 macro_rules! entries {
     ($($name:ident = ($r:literal, $q:literal)),* $(,)?) => {$(
-        const _: () = assert!($q == qx($r));
+        // y first filters each thread's own 4-wide patch along x.
+        const _: () = assert!($q == qx($r) && (!y_first($r) || $q == QX_ROW));
         crate::launch_bounds!($name, THREADS, min_blocks($r));
         /// `conv3d_separable` at a fixed radius.
         ///

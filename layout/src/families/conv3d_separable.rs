@@ -5,9 +5,10 @@
 //! (16-byte `cp.async`), and each thread keeps a register patch per output plane the
 //! current input plane touches. Each input plane is filtered along x into a shared
 //! buffer (4 outputs a thread), then along y into the thread's registers (a `qx`-wide,
-//! `K`-tall patch), and that patch is added into the `2r+1` output-plane patches through
-//! the z taps: `3(2r+1)` FMAs per output (plus the x filter of the y halo rows), and the
-//! intermediates never leave the chip. The patches' registers grow as `qx·K·(2r+1)`.
+//! `K`-tall patch; at r = 3 along y first, then x: [`y_first`]), and that patch is added
+//! into the `2r+1` output-plane patches through the z taps: `3(2r+1)` FMAs per output
+//! (plus the first filter of the other axis' halo), and the intermediates never leave
+//! the chip. The patches' registers grow as `qx·K·(2r+1)`.
 use crate::{masks, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
 
 /// The walk's geometry shared with `conv3d_fast`: planes ahead, ring, halo columns,
@@ -81,14 +82,15 @@ pub const fn plane_floats(r: u32) -> u32 {
 /// Whether a staged plane is filtered along y first (into a plane of `y_filtered_w`
 /// columns and the tile's rows; each thread then filters its own patch along x), rather
 /// than along x first (into a plane of the tile's width and every staged row; each
-/// thread then filters its patch along y). y first where patches are 4 wide: the y pass
-/// then covers `y_filtered_w / tile_w` of the outputs' columns (1.06 at r <= 4) where
-/// the x pass covered `staged_h / tile_h` of their rows (1.19-1.38 at r = 1..3). At
-/// r = 4 (one column a thread) each thread's x filter would read its window one float
-/// at a time.
+/// thread then filters its patch along y). The y pass covers `y_filtered_w / tile_w` of
+/// the outputs' columns (1.06 with 4-wide patches) where the x pass covers
+/// `staged_h / tile_h` of their rows (1.38 at r = 3, 1.25 at r = 2). y first at r = 3
+/// only (H200, 512^3, A/B run 1 of the twenty-first session: r = 3 406.6 -> 382.5 us;
+/// r = 2 324.6 -> 339.0, r = 1 315.7 -> 316.1); at r = 4 (one column a thread) each
+/// thread's x filter would read its window one float at a time.
 #[inline]
 pub const fn y_first(r: u32) -> bool {
-    qx(r) == QX_ROW
+    r == 3
 }
 
 /// Halo columns on each side of the y-filtered plane: the fewest whole groups of 4 the
@@ -98,8 +100,7 @@ pub const fn y_pad(r: u32) -> u32 {
     r.div_ceil(QX_ROW) * QX_ROW
 }
 
-/// Width of the y-filtered plane: the tile and its `y_pad` halos (at r = 1 the plane is
-/// then no larger than the x-filtered one, and two blocks still fit an SM).
+/// Width of the y-filtered plane: the tile and its `y_pad` halos.
 #[inline]
 pub const fn y_filtered_w(r: u32) -> u32 {
     tile_w(r) + 2 * y_pad(r)
