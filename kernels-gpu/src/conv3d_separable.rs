@@ -128,12 +128,13 @@ unsafe fn conv3d_separable<const R: u32, const Q: usize>(a: &ConvArgs) {
     let add = |_: u32, slot: *const f32, acc: &mut [patch::Acc; patch::MAX_PLANES]| {
         // The once-filtered plane is free: every thread read it (step q - 1) before the
         // walk's barrier.
-        let mut f = [[0.0; Q]; patch::MAX_ROWS];
-        if y_first(R) {
+        let f = if y_first(R) {
             // SAFETY: the slot and the plane are the buffers y_pass wants.
             unsafe { y_pass::<R>(slot, once) };
             sync_threads(); // the plane is whole
-                            // Indexed: with an iterator the rows went to local memory (a 128-byte frame).
+
+            let mut f = [[0.0; Q]; patch::MAX_ROWS];
+            // Indexed: with an iterator the rows went to local memory (a 128-byte frame).
             #[allow(clippy::needless_range_loop)]
             for o in 0..k as usize {
                 // SAFETY: row ty·k + o of the y-filtered plane, from column 4·tx: the
@@ -141,16 +142,18 @@ unsafe fn conv3d_separable<const R: u32, const Q: usize>(a: &ConvArgs) {
                 let row = unsafe { patch::filter_row::<R>(first.wrapping_add(o * row_floats as usize), y_pad(R)) };
                 f[o][..Q].copy_from_slice(&row[..Q]);
             }
+            f
         } else {
             // SAFETY: the slot and the plane are the buffers x_pass wants.
             unsafe { x_pass::<R>(slot, once) };
             sync_threads(); // the plane is whole
-            f = patch::filter_column::<R, Q>(k, |i| {
+
+            patch::filter_column::<R, Q>(k, |i| {
                 // SAFETY: Q floats of a row of the x-filtered plane, 16-byte aligned for
                 // Q = 4 (a warp reads a 128-float row, or a 32-float one for one column).
                 unsafe { load::<Q>(first.wrapping_add((i * row_floats) as usize)) }
-            });
-        }
+            })
+        };
         // Output plane q - 2R + j reads input plane q through z tap 2R - j. Indexed
         // (not iterators): the loops must unroll into register patches.
         #[allow(clippy::needless_range_loop)]
