@@ -543,8 +543,8 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
     let d3 = gpu.upload(n3.view())?;
     let mut o3 = gpu.alloc(d3.raw_dim())?;
     // r = 1 and r = 2 walk in different numbers of waves (`layout::families::conv3d_separable::waves`),
-    // and r = 4 in one-column patches (`qx`).
-    for r in [1, 2, 4] {
+    // r = 3 filters y first (`y_first`), and r = 4 walks in one-column patches (`qx`).
+    for r in [1, 2, 3, 4] {
         let t = b::mask(1, r).into_dimensionality::<ndarray::Ix1>()?;
         modes_of(
             "conv3d_separable",
