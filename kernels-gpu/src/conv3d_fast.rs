@@ -51,7 +51,7 @@ unsafe fn conv3d_fast<const R: u32>(a: &ConvArgs) {
         }
     };
     // SAFETY: forwarded from the contract; the walk's geometry is this family's.
-    unsafe { planes::walk::<R>(a, g, add) }
+    unsafe { planes::walk::<R>(a, g, |_, _| {}, add) }
 }
 
 /// Entries and their launch bounds: 256 threads, `min_blocks(R)` blocks per SM.

@@ -32,6 +32,9 @@ pub struct Walk {
     pub ring: u32,
     /// Planes in flight ahead of the one being read (`ring >= ahead + 2`).
     pub ahead: u32,
+    /// Steps the block's shared pass over a plane (`first`) runs ahead of the patches'
+    /// `add`: 0 or 1.
+    pub lag: u32,
     /// The chunk length the launch's grid depth gives (`chunk_z`).
     pub chunk: u32,
     /// Where the group table lies (floats from the shared base; `stage::group_table`).
@@ -56,6 +59,7 @@ macro_rules! walk_of {
             slot_floats: f::plane_floats($r),
             ring: f::ring($r),
             ahead: f::ahead($r),
+            lag: f::lag($r),
             // The launch cuts depth into gridDim.z chunks.
             chunk: f::chunk_z($a.extent[2], $crate::device::grid_dim_z()),
             table_at: f::table_at($r),
@@ -64,22 +68,29 @@ macro_rules! walk_of {
     }};
 }
 
-/// Walks the block's chunk of depth: for each input plane `q`, once it is staged,
+/// Walks the block's chunk of depth: for each input plane `q`, once it is staged (the
+/// slot: the staged plane, rows `tile_w + 2pd` floats apart), `first(q, slot)` runs the
+/// block's shared pass over it, and `lag` steps later (after `lag` more barriers)
 /// `add(q, slot, acc)` adds it into the patches (`acc[j]` sums output plane `q - 2R + j`
-/// of the chunk; the slot is the staged plane, rows `tile_w + 2pd` floats apart). Every
-/// thread of the block calls it (it contains barriers); `add` may add barriers of its own
-/// (every thread passes them) but must not touch the ring's other slots.
+/// of the chunk). With lag 1 step `q` runs `first` on plane `q` and `add` on plane
+/// `q - 1`, with one barrier between: what `first` writes for plane `q`, `add` reads
+/// after the next barrier, and `first` must not overwrite what `add` of plane `q - 1`
+/// reads in the same step. Every thread of the block calls it (it contains barriers);
+/// `first` and `add` may add barriers of their own (every thread passes them) but must
+/// not touch the ring's other slots.
 ///
 /// # Safety
 /// `a.input`, `a.output` hold `w·h·d` floats (< 2^31); the launch has blocks of
 /// `threads` over a grid of columns x chunks, with `ring·slot_floats` shared floats
 /// (whatever `add` uses past them, then the group table: `table_words` at `table_at`,
 /// 0 or `slot_floats / 4`); `tile_w = qx·threads.0`, `tile_h = k·threads.1`, `qx`
-/// is `patch::QX` or 1.
+/// is `patch::QX` or 1; `lag` is 0 or 1 (the ring's `ring >= ahead + 2` keeps plane
+/// `q`'s slot until step `q + 1` ends).
 #[inline(always)]
 pub unsafe fn walk<const R: u32>(
     a: &ConvArgs,
     g: Walk,
+    mut first: impl FnMut(u32, *const f32),
     mut add: impl FnMut(u32, *const f32, &mut [patch::Acc; patch::MAX_PLANES]),
 ) {
     let (n, p) = (input(a), output(a));
@@ -141,19 +152,37 @@ pub unsafe fn walk<const R: u32>(
             threads,
         )
     };
+    // Staged planes; with lag 1 the last step stages and filters none.
+    let planes = steps + 2 * R;
     let stage_plane = |q: u32, buf: u32| {
-        // SAFETY: the contract covers n, w, h and d; a slot holds slot_floats = sw·sh
-        // floats inside the ring; x0 and pd are multiples of 4.
-        unsafe { stage::walked(window(q), buf, &walk, tid, threads) }
+        if g.lag == 0 || q < planes {
+            // SAFETY: the contract covers n, w, h and d; a slot holds slot_floats = sw·sh
+            // floats inside the ring; x0 and pd are multiples of 4.
+            unsafe { stage::walked(window(q), buf, &walk, tid, threads) }
+        }
     };
     let mut acc = [patch::ZERO; patch::MAX_PLANES];
+    let mut previous = core::ptr::null::<f32>();
     streamed(
-        steps + 2 * R,
+        planes + g.lag,
         (g.ahead, g.ring, g.slot_floats),
         stage_plane,
         |_, _| {},
-        |q, slot| {
-            add(q, slot, &mut acc);
+        |step, slot| {
+            if g.lag == 0 || step < planes {
+                first(step, slot);
+            }
+            // The plane `add` takes: this step's, or with lag 1 the step before's.
+            let (q, at) = if g.lag == 0 {
+                (step, slot)
+            } else {
+                (step.wrapping_sub(1), previous)
+            };
+            previous = slot;
+            if step < g.lag {
+                return;
+            }
+            add(q, at, &mut acc);
             if q >= 2 * R {
                 let out = p.wrapping_add((z_begin + q - 2 * R) as usize * plane_len);
                 let (x, y) = (x0 + g.qx * tx, y0 + ty * g.k);

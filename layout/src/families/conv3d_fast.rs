@@ -91,6 +91,13 @@ pub const fn ahead(r: u32) -> u32 {
     }
 }
 
+/// Planes the block's shared pass over a staged plane runs ahead of the patches'
+/// (`planes::Walk::lag`): none, `conv3d_fast` has no shared pass.
+#[inline]
+pub const fn lag(_r: u32) -> u32 {
+    0
+}
+
 /// Shared plane buffers: the plane being read, the one read before it (some threads may
 /// still read it while others start the next copies: one barrier per plane), and those in
 /// flight.

@@ -5,10 +5,11 @@
 //! (16-byte `cp.async`), and each thread keeps a register patch per output plane the
 //! current input plane touches. Each input plane is filtered along x into a shared
 //! buffer (4 outputs a thread), then along y into the thread's registers (a `qx`-wide,
-//! `K`-tall patch; at r = 3 along y first, then x: [`y_first`]), and that patch is added
-//! into the `2r+1` output-plane patches through the z taps: `3(2r+1)` FMAs per output
-//! (plus the first filter of the other axis' halo), and the intermediates never leave
-//! the chip. The patches' registers grow as `qx·K·(2r+1)`.
+//! `K`-tall patch; at r = 3 along y first, then x: [`y_first`]; at r = 4 the block's
+//! pass a plane ahead of the threads': [`lag`]), and that patch is added into the `2r+1`
+//! output-plane patches through the z taps: `3(2r+1)` FMAs per output (plus the first
+//! filter of the other axis' halo), and the intermediates never leave the chip. The
+//! patches' registers grow as `qx·K·(2r+1)`.
 use crate::{masks, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
 
 /// The walk's geometry shared with `conv3d_fast`: planes ahead, ring, halo columns,
@@ -106,8 +107,24 @@ pub const fn y_filtered_w(r: u32) -> u32 {
     tile_w(r) + 2 * y_pad(r)
 }
 
-/// Shared floats of the once-filtered plane: y first, `y_filtered_w` and the tile's
-/// rows; x first, the tile's width and every staged row.
+/// Planes the block's first pass (x, or y first) runs ahead of each thread's second pass
+/// and z taps (`planes::Walk::lag`). With 1, step `q` filters plane `q` into one of two
+/// once-filtered planes while each thread filters plane `q - 1` from the other: one
+/// barrier a plane instead of two. At r = 4 (H200, 512^3, the twenty-second session's A/B
+/// runs 2 and 3: 484.4 -> 452.1 and 485.3 -> 462.0 us); at r = 2 it gained nothing
+/// (323.2 -> 321.6), at r = 3 ptxas spilled 8 bytes and it ran 6.5% slower, and at r = 1
+/// the second plane does not fit two blocks an SM beside the ring of 5.
+#[inline]
+pub const fn lag(r: u32) -> u32 {
+    if r >= 4 {
+        1
+    } else {
+        0
+    }
+}
+
+/// Shared floats of one once-filtered plane (there are `1 + lag`): y first,
+/// `y_filtered_w` and the tile's rows; x first, the tile's width and every staged row.
 #[inline]
 pub const fn filtered_floats(r: u32) -> u32 {
     if y_first(r) {
@@ -118,10 +135,10 @@ pub const fn filtered_floats(r: u32) -> u32 {
 }
 
 /// Where the walk's group table lies (`planes::Walk::table_at`, floats from the shared
-/// base): after the ring of planes and the once-filtered plane.
+/// base): after the ring of planes and the once-filtered planes.
 #[inline]
 pub const fn table_at(r: u32) -> u32 {
-    ring(r) * plane_floats(r) + filtered_floats(r)
+    ring(r) * plane_floats(r) + (1 + lag(r)) * filtered_floats(r)
 }
 
 /// Words of the walk's group table ([`super::walk_table_words`]): none at r = 1, where
@@ -131,8 +148,8 @@ pub const fn table_words(r: u32) -> u32 {
     super::walk_table_words(table_at(r), plane_floats(r), min_blocks(r))
 }
 
-/// Shared floats a block needs: the ring of planes, the once-filtered plane, then the group
-/// table.
+/// Shared floats a block needs: the ring of planes, the once-filtered planes, then the
+/// group table.
 #[inline]
 pub const fn shared_floats(r: u32) -> u32 {
     table_at(r) + table_words(r)
