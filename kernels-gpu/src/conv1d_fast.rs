@@ -4,7 +4,7 @@
 //! (`device::pipelined_tiles`; persistent blocks with a ring of tiles where arithmetic
 //! dominates). Each thread computes 4 consecutive outputs from a register window of
 //! 4+2·pad inputs (LDS.128, conflict-free: a warp reads 512 contiguous bytes), every tap
-//! an FFMA with the mask as a constant-bank operand. One LDGSTS.128 and one STG.128 per
+//! an FFMA with its tap in a uniform register. One LDGSTS.128 and one STG.128 per
 //! thread per tile. Geometry: `layout::families::conv1d_fast`.
 use crate::device::*;
 use crate::stage;

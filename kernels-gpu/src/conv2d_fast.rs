@@ -4,8 +4,8 @@
 //! shared memory with 16-byte `cp.async` (`device::pipelined_tiles`; persistent blocks
 //! where arithmetic dominates). Each thread owns a 4-wide × `K`-tall patch of outputs in
 //! registers: it reads each input row of its window once (LDS.128) and adds it into
-//! every output row it touches, so taps are FFMAs with the mask as a constant-bank
-//! operand, and shared memory traffic is ~(K+2R)/K window loads per output row instead
+//! every output row it touches, so taps are FFMAs with the mask in uniform registers,
+//! and shared memory traffic is ~(K+2R)/K window loads per output row instead
 //! of 2R+1. Geometry: `layout::families::conv2d_fast`.
 use crate::device::*;
 use crate::{patch, stage};

@@ -6,7 +6,7 @@
 //! rows. Each step (1) takes the 32 input rows that arrived in shared memory (16-byte
 //! `cp.async`, issued a step ahead through the mode-aware staging), (2) filters them
 //! along x into the ring of filtered rows (each thread 4 columns from a register window,
-//! `2R+1` FFMAs per output with the taps as constant-bank operands), and (3) filters
+//! `2R+1` FFMAs per output with the taps in uniform registers), and (3) filters
 //! the ring along y into 32 output rows, `lag(R)` steps behind (each thread a 4 x 4
 //! patch, streaming the ring rows under it). Every output costs `2(2R+1)` FMAs; the
 //! intermediate stays in shared memory.

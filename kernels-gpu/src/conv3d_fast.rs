@@ -8,7 +8,7 @@
 //! loop) for each of the `2R+1` output planes the current input plane touches: it reads
 //! the plane's window from shared memory once and adds it into every patch through that
 //! patch's slice of the mask, then stores the patch that is complete and moves the
-//! others down. Every tap's mask plane is then a constant (a constant-bank FFMA
+//! others down. Every tap's mask plane is then a constant (a uniform-register FFMA
 //! operand), and shared memory is read once per input plane instead of `2R+1` times.
 //! Geometry: `layout::families::conv3d_fast`.
 use crate::device::*;

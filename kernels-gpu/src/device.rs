@@ -853,7 +853,10 @@ macro_rules! declare_const_masks {
             /// Tap `i`. The address is `base() + 4i` in Rust, so in a loop LLVM walks
             /// one pointer (as nvcc does for `F_c[j]`) and ptxas loads taps in pairs
             /// (`LDC.64`/`ULDC.64`) instead of one `LDC` per tap; with a constant `i`
-            /// ptxas folds the load into its FFMA as a constant-bank operand.
+            /// ptxas (12.9, sm_90) loads it with `ULDC` into a uniform register the
+            /// FFMAs read. It never takes a `.const` tap as an FFMA's constant-bank
+            /// operand here, not even a hand-written load with one use (BENCHMARKS.md §8,
+            /// the twenty-second session).
             #[inline(always)]
             pub fn get(i: usize) -> f32 {
                 let v: f32;
@@ -865,8 +868,8 @@ macro_rules! declare_const_masks {
                         v = out(reg32) v,
                         a = in(reg64) Self::base() + (i as u64) * 4, // usize is u64 on nvptx64
                         // Not `pure`: LLVM would hoist and CSE every tap into a register
-                        // (255 registers and spills at r = 8); left in place, ptxas folds
-                        // each load into its FFMA as a constant-bank operand.
+                        // (255 registers and spills at r = 8); left in place, ptxas loads
+                        // each tap where it is used, into a uniform register.
                         options(readonly, nostack, preserves_flags)
                     );
                 }

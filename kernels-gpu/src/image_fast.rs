@@ -10,7 +10,7 @@
 //! one-row patches of the `2R+1` output rows it touches (`patch::add_rows`, two rows at
 //! once where their windows fit the registers: each tap loaded once for both), stores the
 //! ones that are complete, 16 bytes (f32) or 4 bytes (u8, rounded and saturated), and
-//! moves the others down. Every tap is then a constant-bank operand with the rows loop
+//! moves the others down. Every tap is then a uniform-register operand with the rows loop
 //! rolled (a 2D patch with 3 interleaved channels spilled unrolled, and rolled it spent
 //! most of its issue on tap loads and row checks). Rows are `pitch` bytes apart.
 //! Geometry: `layout::families::image_fast`.

@@ -1,7 +1,7 @@
 //! Register patches, shared by the fast 2D and 3D kernels: each thread owns a 4-wide ×
 //! `k`-tall patch of outputs in registers. It reads each input row of its window from a
 //! staged tile once (LDS.128) and adds it into every output row it touches, every tap an
-//! FFMA with the mask as a constant-bank operand.
+//! FFMA with its tap in a uniform register (`Mask*::get`).
 use crate::device::*;
 
 /// Outputs across a patch: one F4.
