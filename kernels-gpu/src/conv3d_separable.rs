@@ -124,7 +124,7 @@ unsafe fn conv3d_separable<const R: u32, const Q: usize>(a: &ConvArgs) {
     // first pass of plane q writes one while the second pass of plane q - 1 reads the
     // other), else always the one.
     let once = |q: u32| {
-        let n = if lag(R) == 0 { 0 } else { q % 2 };
+        let n = q % (1 + lag(R));
         shared_f32().wrapping_add((g.ring * g.slot_floats + n * filtered_floats(R)) as usize)
     };
     // This thread's window of a once-filtered plane: y first, rows ty·k .. ty·k + k,
@@ -159,7 +159,7 @@ unsafe fn conv3d_separable<const R: u32, const Q: usize>(a: &ConvArgs) {
             sync_threads(); // the plane is whole
         }
         // Plane q's once-filtered plane is whole: a barrier passed since its first pass.
-        let first = once(q).wrapping_add(window);
+        let mine = once(q).wrapping_add(window);
         let f = if y_first(R) {
             let mut f = [[0.0; Q]; patch::MAX_ROWS];
             // Indexed: with an iterator the rows went to local memory (a 128-byte frame).
@@ -167,7 +167,7 @@ unsafe fn conv3d_separable<const R: u32, const Q: usize>(a: &ConvArgs) {
             for o in 0..k as usize {
                 // SAFETY: row ty·k + o of the y-filtered plane, from column 4·tx: the
                 // 4 + 2·y_pad floats lie inside it, 16-byte aligned (Q = 4 here).
-                let row = unsafe { patch::filter_row::<R>(first.wrapping_add(o * row_floats as usize), y_pad(R)) };
+                let row = unsafe { patch::filter_row::<R>(mine.wrapping_add(o * row_floats as usize), y_pad(R)) };
                 f[o][..Q].copy_from_slice(&row[..Q]);
             }
             f
@@ -175,7 +175,7 @@ unsafe fn conv3d_separable<const R: u32, const Q: usize>(a: &ConvArgs) {
             patch::filter_column::<R, Q>(k, |i| {
                 // SAFETY: Q floats of a row of the x-filtered plane, 16-byte aligned for
                 // Q = 4 (a warp reads a 128-float row, or a 32-float one for one column).
-                unsafe { load::<Q>(first.wrapping_add((i * row_floats) as usize)) }
+                unsafe { load::<Q>(mine.wrapping_add((i * row_floats) as usize)) }
             })
         };
         // Output plane q - 2R + j reads input plane q through z tap 2R - j. Indexed
