@@ -188,11 +188,15 @@ impl Variant {
         self.family().is_some_and(Family::all_modes)
     }
 
-    /// Whether the variant filters images of `kind` pixels (u8-only families: u8 alone;
-    /// every other variant: both; array variants take no images at all, see
+    /// Whether the variant filters images of `kind` pixels (its family's
+    /// [`layout::Pixels`]; array variants take no images at all, see
     /// [`Variant::resolve_image`]).
     pub fn takes_pixels(self, kind: crate::PixelKind) -> bool {
-        kind == crate::PixelKind::U8 || !self.family().is_some_and(|f| f.u8_only)
+        match self.family().map_or(layout::Pixels::Both, |f| f.pixels) {
+            layout::Pixels::Both => true,
+            layout::Pixels::U8 => kind == crate::PixelKind::U8,
+            layout::Pixels::F32 => kind == crate::PixelKind::F32,
+        }
     }
 
     /// The PTX entry this variant runs for a mask of radius `radius` on every axis.
@@ -401,7 +405,12 @@ mod tests {
         assert!(Variant::ALL_3D.contains(&Variant::Conv3dTiledIn));
         assert_eq!(
             Variant::IMAGES,
-            [Variant::ImageTiled, Variant::ImageFast, Variant::ImageMma]
+            [
+                Variant::ImageTiled,
+                Variant::ImageFast,
+                Variant::ImagePatches,
+                Variant::ImageMma
+            ]
         );
         assert!(!Variant::ALL_2D.contains(&Variant::ImageFast));
     }

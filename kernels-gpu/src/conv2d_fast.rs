@@ -13,94 +13,112 @@ use layout::families::conv2d_fast::{
     buffer_floats, min_blocks, pad, rows_per_thread, staged_w, stages, tile_h, QX, THREADS_X, THREADS_Y, TILE_W,
 };
 
-const _: () = assert!(QX == patch::QX && rows_per_thread(0) as usize <= patch::MAX_ROWS);
+const _: () = assert!(
+    QX == patch::QX
+        && rows_per_thread(0, 1) as usize <= patch::MAX_ROWS
+        && rows_per_thread(1, 2) as usize <= patch::MAX_ROWS
+);
 
 /// Threads per block.
-const THREADS: u32 = THREADS_X * THREADS_Y;
+pub(crate) const THREADS: u32 = THREADS_X * THREADS_Y;
 
-/// Computes and stores the tile at `(x0, y0)` from its staged inputs at `s`.
+/// Computes and stores the tile at `(x0, y0)` from its staged inputs at `s`: rows of `w`
+/// floats (`C` interleaved channels) `row_pitch` apart.
 ///
 /// # Safety
-/// `p` holds `w·h` floats; `s` is the tile's staged buffer.
+/// `p` holds `h` rows of `row_pitch` floats; `s` is the tile's staged buffer.
 #[inline(always)]
-unsafe fn compute<const R: u32>(s: *const f32, p: *mut f32, w: u32, h: u32, (x0, y0): (u32, u32)) {
-    let k = rows_per_thread(R);
+unsafe fn compute<const R: u32, const C: u32>(
+    s: *const f32,
+    p: *mut f32,
+    (w, h, row_pitch): (u32, u32, u32),
+    (x0, y0): (u32, u32),
+) {
+    let k = rows_per_thread(R, C);
     let (tx, ty) = (thread_x(), thread_y());
     let mut acc = [patch::ZERO];
-    let first = s.wrapping_add(((ty * k) * staged_w(R) + QX * tx) as usize);
+    let first = s.wrapping_add(((ty * k) * staged_w(R, C) + QX * tx) as usize);
     // SAFETY: the thread's window lies inside the staged buffer (`buffer_floats`).
     unsafe {
-        patch::accumulate::<R, 1>(first, staged_w(R), pad(R), k, R > 4, &mut acc, 1, |_, fr, fc| {
+        patch::accumulate::<R, C>(first, staged_w(R, C), pad(R, C), k, R > 4, &mut acc, 1, |_, fr, fc| {
             Mask2d::get(fr * (2 * R as usize + 1) + fc)
         })
     };
-    // SAFETY: the kernel's contract covers p, w and h.
-    unsafe { patch::store(&acc[0], k, p, w, w, h, x0 + QX * tx, y0 + ty * k) }
+    // SAFETY: the kernel's contract covers p, w, h and row_pitch.
+    unsafe { patch::store(&acc[0], k, p, row_pitch, w, h, x0 + QX * tx, y0 + ty * k) }
 }
 
+/// The tiles of `planes` planes of `h` rows of `w` floats (`C` interleaved channels: a
+/// tap reads the same channel `C` floats away) `row_pitch` floats apart, planes
+/// `row_pitch·h` apart: `conv2d_fast`'s body, and `image_patches`' with `C` channels.
+///
 /// # Safety
-/// `a.input`, `a.output` hold `w·h·planes` floats (`a.extent`; planes are filtered one
-/// by one: a stack of images); `MASK_2D` holds the `(2R+1)^2` taps; launched as
-/// `layout::families::conv2d_fast` says.
+/// `a.input`, `a.output` hold those planes; `MASK_2D` holds the `(2R+1)^2` taps;
+/// launched as `layout::families::conv2d_fast` says for `C` channels.
 #[inline(always)]
-unsafe fn conv2d_fast<const R: u32>(a: &ConvArgs) {
+pub(crate) unsafe fn tiles<const R: u32, const C: u32>(a: &ConvArgs, [w, h, planes]: [u32; 3], row_pitch: u32) {
     let (n, p) = (input(a), output(a));
-    let [w, h, planes] = a.extent;
-    let plane_len = w as usize * h as usize;
-    let grid = [w.div_ceil(TILE_W), h.div_ceil(tile_h(R)), planes];
+    let plane_len = row_pitch as usize * h as usize;
+    let grid = [w.div_ceil(TILE_W), h.div_ceil(tile_h(R, C)), planes];
     // Both callbacks see tiles block_x, block_x + grid, ... in order: one cursor each.
     let mut staged = TileCursor::new(grid, block_x(), grid_dim_x());
     let mut computed = TileCursor::new(grid, block_x(), grid_dim_x());
     let tid = thread_y() * THREADS_X + thread_x();
     pipelined_tiles(
-        stages(R),
+        stages(R, C),
         grid[0] * grid[1] * planes,
-        buffer_floats(R),
+        buffer_floats(R, C),
+        // Inlined even where two entries share the instantiation (conv2d_fast_rR and
+        // image_patches_c1_rR): outlined, ptxas kept 120 bytes of stack a call.
+        #[inline(always)]
         |_, buf| {
             let [tx, ty, z] = staged.advance();
-            let (x0, y0) = (tx * TILE_W, ty * tile_h(R));
+            let (x0, y0) = (tx * TILE_W, ty * tile_h(R, C));
             let win = stage::Window {
                 plane: n.wrapping_add(z as usize * plane_len),
-                row_pitch: w,
+                row_pitch,
                 w,
                 h,
-                channels: 1,
-                gx0: x0.wrapping_sub(pad(R)),
+                channels: C,
+                gx0: x0.wrapping_sub(pad(R, C)),
                 gy0: y0.wrapping_sub(R),
-                sw: staged_w(R),
-                sh: tile_h(R) + 2 * R,
+                sw: staged_w(R, C),
+                sh: tile_h(R, C) + 2 * R,
                 mode: a.mode,
                 fill: a.fill,
                 ghost: false,
-                unread: pad(R) - R,
+                unread: pad(R, C) - R * C,
                 inline_border: false,
             };
             // SAFETY: the kernel's contract covers n and the extent; the buffer holds
             // buffer_floats(R) = sw·sh floats; x0 and pad are multiples of 4.
             unsafe { stage::window(win, buf, tid, THREADS) }
         },
+        #[inline(always)]
         |_, s| {
             let [tx, ty, z] = computed.advance();
-            let (x0, y0) = (tx * TILE_W, ty * tile_h(R));
+            let (x0, y0) = (tx * TILE_W, ty * tile_h(R, C));
             let out = p.wrapping_add(z as usize * plane_len);
             // SAFETY: the kernel's contract covers p and the extent; `s` is tile t's buffer.
-            unsafe { compute::<R>(s, out, w, h, (x0, y0)) }
+            unsafe { compute::<R, C>(s, out, (w, h, row_pitch), (x0, y0)) }
         },
     )
 }
 
-/// Entries and their launch bounds: 256 threads, `min_blocks(R)` blocks per SM.
+/// Entries and their launch bounds: 256 threads, `min_blocks(R, 1)` blocks per SM.
 macro_rules! entries {
     ($($name:ident = $r:literal),* $(,)?) => {$(
-        crate::launch_bounds!($name, THREADS, min_blocks($r));
+        crate::launch_bounds!($name, THREADS, min_blocks($r, 1));
         /// `conv2d_fast` at a fixed radius.
         ///
         /// # Safety
-        /// As `conv2d_fast`, for a mask of this radius.
+        /// `a.input`, `a.output` hold `w·h·planes` floats (`a.extent`; planes are
+        /// filtered one by one: a stack of images); `MASK_2D` holds the taps; launched
+        /// as `layout::families::conv2d_fast` says.
         #[no_mangle]
         pub unsafe extern "gpu-kernel" fn $name(a: ConvArgs) {
-            // SAFETY: forwarded from the entry's contract.
-            unsafe { conv2d_fast::<$r>(&a) }
+            // SAFETY: forwarded from the entry's contract (rows w floats apart).
+            unsafe { tiles::<$r, 1>(&a, a.extent, a.extent[0]) }
         }
     )*};
 }

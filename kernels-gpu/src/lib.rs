@@ -44,6 +44,7 @@ pub mod conv3d_tiled_cached;
 pub mod conv3d_tiled_in;
 pub mod image_fast;
 pub mod image_mma;
+pub mod image_patches;
 pub mod image_tiled;
 pub mod roofline;
 

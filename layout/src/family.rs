@@ -46,6 +46,17 @@ pub enum Modes {
     All,
 }
 
+/// The pixel types an image family filters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pixels {
+    /// u8 and f32 (and every array family, which takes no images).
+    Both,
+    /// u8 only (`image_mma`: fp16 holds u8 pixels exactly, not f32).
+    U8,
+    /// f32 only (`image_patches`: its windows are staged as they are, with 16-byte copies).
+    F32,
+}
+
 /// A kernel family: one device file, one row of the table.
 #[derive(Clone, Copy, Debug)]
 pub struct Family {
@@ -74,9 +85,8 @@ pub struct Family {
     /// `Some(max)`: one entry per channel count `1..=max`, compiled in (`<name>_c<C>_r<R>`);
     /// `None`: channels (if any) at run time.
     pub compiled_channels: Option<u32>,
-    /// It filters u8 images only (`image_mma`: fp16 holds u8 pixels exactly, not f32);
-    /// f32 images get a typed error.
-    pub u8_only: bool,
+    /// The pixel types of the images it filters (the others get a typed error).
+    pub pixels: Pixels,
     /// It takes rank-1 masks as one 1D mask per axis (their taps in its mask storage one
     /// axis after the other, x first), not the full mask.
     pub separable: bool,

@@ -25,7 +25,7 @@ pub mod mode;
 pub mod shape;
 
 pub use args::{ConvArgs, FmaProbeArgs, KernelParams, ParamList};
-pub use family::{Entry, Family, MaskLoc, Radii};
+pub use family::{Entry, Family, MaskLoc, Pixels, Radii};
 pub use masks::ConstSymbol;
 pub use mode::Mode;
 pub use shape::{DepthSplit, LaunchShape, Problem, ShapeError};

@@ -344,7 +344,7 @@ fn launch_shapes_cover_every_output_and_fit_the_gpu() {
                 let extent: Vec<usize> = shape.iter().rev().copied().collect();
                 if v == Variant::Conv2dFast {
                     use fam::conv2d_fast::*;
-                    let tiles = extent[0].div_ceil(TILE_W as usize) * extent[1].div_ceil(tile_h(r) as usize);
+                    let tiles = extent[0].div_ceil(TILE_W as usize) * extent[1].div_ceil(tile_h(r, 1) as usize);
                     assert_eq!(grid, [tiles, 1, 1], "{v} r={r} {shape:?}: one block per tile");
                     continue;
                 }

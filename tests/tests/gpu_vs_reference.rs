@@ -67,6 +67,7 @@ fn image_case<T: Pixel>(gpu: &gpuconv::Gpu, v: Variant, c: &ImageCase, mode: Mod
 fn prop_image(v: Variant) {
     let gpu = gpu();
     let u8_only = !v.takes_pixels(PixelKind::F32);
+    let f32_only = !v.takes_pixels(PixelKind::U8);
     let mut runner = TestRunner::new(proptest_config(CASES));
     let result = runner.run(
         &(case_image(v.max_radius().0), mode_for(v)),
@@ -79,6 +80,9 @@ fn prop_image(v: Variant) {
                     height: c.height + if c.seed % 2 == 0 { 0 } else { 128 },
                     ..c
                 }
+            } else if f32_only {
+                // f32-only families (image_patches): f32.
+                ImageCase { u8: false, ..c }
             } else {
                 c
             };
@@ -130,6 +134,7 @@ variant_proptests! {
     conv3d_separable => Variant::Conv3dSeparable,
     image_tiled => Variant::ImageTiled,
     image_fast => Variant::ImageFast,
+    image_patches => Variant::ImagePatches,
     image_mma => Variant::ImageMma,
 }
 

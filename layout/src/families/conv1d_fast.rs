@@ -72,7 +72,7 @@ pub const FAMILY: Family = Family {
     batch: true,
     image: false,
     compiled_channels: None,
-    u8_only: false,
+    pixels: crate::family::Pixels::Both,
     separable: false,
     launch_shape,
     summary: "ours: compile-time radius, 4 outputs per thread, cp.async staging",

@@ -14,7 +14,7 @@ pub const FAMILY: Family = Family {
     batch: false,
     image: false,
     compiled_channels: None,
-    u8_only: false,
+    pixels: crate::family::Pixels::Both,
     separable: false,
     launch_shape,
     summary: "tile in shared memory, halos read through L1/L2 (7.13)",

@@ -15,10 +15,17 @@ pub const TILE_W: u32 = THREADS_X * QX;
 /// Largest compiled radius.
 pub const MAX_RADIUS: u32 = 8;
 
-/// Output rows per thread: more rows share each loaded input row, but code size grows as
-/// 4·K·(2r+1)² and so do registers.
+/// Output rows per thread: more rows share each loaded input row (and the tile's halo
+/// rows), but code size grows as 4·K·(2r+1)² and so do registers. `c` interleaved
+/// channels (`image_patches`; the taps `c` floats apart): 8 rows from r = 1, for windows
+/// `c` times as wide (H200, 8192² × 3 f32, against 4 and 3 rows: r = 2 464 -> 406 us,
+/// r = 3 596 -> 528, r = 4 835 -> 734). One channel keeps its rows: 6 or 8 rows at
+/// r = 3, 4 moved `conv2d_fast` by under 1.5%.
 #[inline]
-pub const fn rows_per_thread(r: u32) -> u32 {
+pub const fn rows_per_thread(r: u32, c: u32) -> u32 {
+    if c > 1 && r >= 1 {
+        return 8;
+    }
     match r {
         0..=3 => 4,
         4 => 3, // 4 rows need ~148 registers: one block per SM instead of two
@@ -28,11 +35,16 @@ pub const fn rows_per_thread(r: u32) -> u32 {
 
 /// Output tile height of a block.
 #[inline]
-pub const fn tile_h(r: u32) -> u32 {
-    THREADS_Y * rows_per_thread(r)
+pub const fn tile_h(r: u32, c: u32) -> u32 {
+    THREADS_Y * rows_per_thread(r, c)
 }
 
-pub use super::pad;
+/// Halo floats staged on each side of a row of `c` interleaved channels: the `r·c` a
+/// tap reaches, in whole sectors.
+#[inline]
+pub const fn pad(r: u32, c: u32) -> u32 {
+    super::pad(r * c)
+}
 
 /// Persistent blocks where arithmetic dominates (r >= 3: 219 vs 253 us at r = 3, 8192²);
 /// below, one block per tile, where the hardware's block scheduling overlaps tiles
@@ -42,45 +54,63 @@ pub const fn persistent(r: u32) -> bool {
     r >= 3
 }
 
-/// Tiles in flight per block: a 3-deep ring when persistent, else one.
+/// Tiles in flight per block: a 3-deep ring when persistent, else one; 2 deep for
+/// interleaved channels, whose 8-row tiles in 3 buffers would leave one block per SM
+/// (H200, 8192² × 3 f32 r = 4: 8 rows 2 deep 736 us, 6 rows 3 deep 734).
 #[inline]
-pub const fn stages(r: u32) -> u32 {
-    if persistent(r) {
-        3
-    } else {
-        1
+pub const fn stages(r: u32, c: u32) -> u32 {
+    match (persistent(r), c) {
+        (false, _) => 1,
+        (true, 1) => 3,
+        (true, _) => 2,
     }
 }
 
 /// Width of a staged row: the tile and its halos.
 #[inline]
-pub const fn staged_w(r: u32) -> u32 {
-    TILE_W + 2 * pad(r)
+pub const fn staged_w(r: u32, c: u32) -> u32 {
+    TILE_W + 2 * pad(r, c)
 }
 
 /// Shared floats of one tile buffer.
 #[inline]
-pub const fn buffer_floats(r: u32) -> u32 {
-    staged_w(r) * (tile_h(r) + 2 * r)
+pub const fn buffer_floats(r: u32, c: u32) -> u32 {
+    staged_w(r, c) * (tile_h(r, c) + 2 * r)
 }
 
 /// Shared floats a block needs: `stages` tile buffers (above 48 KiB the host opts in).
 #[inline]
-pub const fn shared_floats(r: u32) -> u32 {
-    stages(r) * buffer_floats(r)
+pub const fn shared_floats(r: u32, c: u32) -> u32 {
+    stages(r, c) * buffer_floats(r, c)
 }
 
 /// Blocks per SM each entry's launch bounds ask for (2 blocks = 128 registers, 4 = 64,
 /// 5 = 48): what the radius needs for latency hiding.
 #[inline]
-pub const fn min_blocks(r: u32) -> u32 {
-    match r {
-        0 => 4, // a 1x1 mask: the staging's border loop is most of the code
-        1 => 5,
-        2 => 4,
-        3 | 4 => 2,
+pub const fn min_blocks(r: u32, c: u32) -> u32 {
+    match (r, c) {
+        (0, _) => 4, // a 1x1 mask: the staging's border loop is most of the code
+        (1, 1) => 5,
+        (1, _) | (2, _) => 4, // interleaved channels at r = 1: windows 2.5 times as wide
+
+        (3 | 4, _) => 2,
         _ => 4,
     }
+}
+
+// Every entry's buffers fit the blocks per SM its launch bounds ask for.
+const _: () = {
+    let mut r = 0;
+    while r <= MAX_RADIUS {
+        assert!(super::shared_fits(4 * shared_floats(r, 1), min_blocks(r, 1)));
+        r += 1;
+    }
+};
+
+/// Tiles of a plane of `floats` x `h` (`floats`: a row's pixels times channels).
+pub fn tiles(floats: usize, h: u32, r: u32, c: u32) -> Result<usize, ShapeError> {
+    Ok(blocks(floats, TILE_W as usize, MAX_GRID_X)? as usize
+        * blocks(h as usize, tile_h(r, c) as usize, MAX_GRID_X)? as usize)
 }
 
 /// The table row.
@@ -95,7 +125,7 @@ pub const FAMILY: Family = Family {
     batch: true,
     image: false,
     compiled_channels: None,
-    u8_only: false,
+    pixels: crate::family::Pixels::Both,
     separable: false,
     launch_shape,
     summary: "ours: compile-time radius, 4xK outputs per thread, cp.async staging",
@@ -107,13 +137,11 @@ pub const FAMILY: Family = Family {
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
     let [w, h, planes] = p.extent;
-    let tiles = blocks(w as usize, TILE_W as usize, MAX_GRID_X)? as usize
-        * blocks(h as usize, tile_h(r) as usize, MAX_GRID_X)? as usize
-        * planes as usize;
+    let tiles = tiles(w as usize, h, r, 1)? * planes as usize;
     Ok(LaunchShape {
         grid: (blocks(tiles, 1, MAX_GRID_X)?, 1, 1),
         block: (THREADS_X, THREADS_Y, 1),
-        shared_bytes: shared_floats(r) * 4,
+        shared_bytes: shared_floats(r, 1) * 4,
         persistent: persistent(r),
         depth: None,
     })

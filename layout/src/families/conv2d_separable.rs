@@ -98,7 +98,7 @@ pub const FAMILY: Family = Family {
     batch: false,
     image: false,
     compiled_channels: None,
-    u8_only: false,
+    pixels: crate::family::Pixels::Both,
     separable: true,
     launch_shape,
     summary: "ours: rank-1 masks in one pass, row and column filters, the intermediate in a shared ring",

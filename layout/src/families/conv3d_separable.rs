@@ -189,7 +189,7 @@ pub const FAMILY: Family = Family {
     batch: false,
     image: false,
     compiled_channels: None,
-    u8_only: false,
+    pixels: crate::family::Pixels::Both,
     separable: true,
     launch_shape,
     summary: "ours: rank-1 3D masks in one pass, x then y filters on chip, z through register patches",

@@ -16,7 +16,7 @@ pub const FAMILY: Family = Family {
     batch: false,
     image: false,
     compiled_channels: None,
-    u8_only: false,
+    pixels: crate::family::Pixels::Both,
     separable: false,
     launch_shape,
     summary: "block = 8x8x8 input tile, output tile 8-2r (MP-4)",

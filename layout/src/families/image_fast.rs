@@ -122,7 +122,7 @@ pub const FAMILY: Family = Family {
     batch: false,
     image: true,
     compiled_channels: Some(MAX_CHANNELS),
-    u8_only: false,
+    pixels: crate::family::Pixels::Both,
     separable: false,
     launch_shape,
     summary: "ours: pitched multi-channel image, channels compiled in as the tap stride, u8 or f32, every mode",

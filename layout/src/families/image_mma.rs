@@ -318,7 +318,7 @@ pub const FAMILY: Family = Family {
     batch: false,
     image: true,
     compiled_channels: Some(MAX_CHANNELS),
-    u8_only: true,
+    pixels: crate::family::Pixels::U8,
     separable: false,
     launch_shape,
     summary: "ours: u8 pitched multi-channel image on the tensor cores (planar fp16 Toeplitz products, split taps), every mode",

@@ -17,7 +17,7 @@ pub const FAMILY: Family = Family {
     batch: false,
     image: true,
     compiled_channels: None,
-    u8_only: false,
+    pixels: crate::family::Pixels::Both,
     separable: false,
     launch_shape,
     summary: "pitched multi-channel image, block = 32x32 input tile of one channel, channel loop (7.15-7.17)",

@@ -84,6 +84,8 @@ macro_rules! with_families {
             image_tiled => ImageTiled,
             /// Pitched multi-channel image (u8 or f32), fastest: radius and channel count compiled in, every mode.
             image_fast => ImageFast,
+            /// Pitched f32 image, conv2d_fast's register patches over interleaved channels: radius and channel count compiled in, every mode.
+            image_patches => ImagePatches,
             /// Pitched u8 image on the tensor cores: fp16 Toeplitz products with split taps, every mode.
             image_mma => ImageMma,
         }

@@ -5,7 +5,7 @@
 //! get inputs with more tiles than the GPU holds blocks, so the copy ring wraps.
 use gpuconv::{Gpu, Mode, Options, Variant};
 use gpuconv_tests::{check_against_reference, random_array, random_vec};
-use layout::{Entry, Family, Radii};
+use layout::{Entry, Family, Pixels, Radii};
 use ndarray::IxDyn;
 
 /// Shapes, outermost axis first: several tiles of every kernel along every axis, no side
@@ -45,7 +45,7 @@ fn radius_for(f: &'static Family, e: &Entry) -> [u32; 3] {
 /// An image entry on an image of its channel count (the textbook one: 3), 41 rows of
 /// about 2100 elements (3 of image_fast's 1024-element columns: one without a border
 /// column) that several blocks walk down: f32 with the driver's pitch, u8 with an odd one
-/// (u8-only families: u8 with the odd pitch, 140 rows).
+/// (u8-only families: u8 with the odd pitch, 140 rows; f32-only ones: f32 with both).
 fn run_image(gpu: &Gpu, f: &'static Family, e: &Entry, radius: [u32; 3], mode: Mode, seed: u64) -> Result<(), String> {
     let channels = e.channels.unwrap_or(3);
     assert_eq!(
@@ -55,13 +55,19 @@ fn run_image(gpu: &Gpu, f: &'static Family, e: &Entry, radius: [u32; 3], mode: M
     );
     let v = Variant::from_name(f.name).expect("a variant per family");
     let m = random_array((2 * radius[1] as usize + 1, 2 * radius[0] as usize + 1), seed + 1);
-    if f.u8_only {
+    if f.pixels == Pixels::U8 {
         // u8 only, 140 rows: image_mma's 64-row tiles, one row of them wholly inside.
         let dim = (140, 2100 / channels as usize + 1, channels as usize);
         return image_round::<u8>(gpu, v, dim, m.view(), mode, true, seed)
             .map_err(|err| format!("{e} {mode:?}: {err}"));
     }
     let dim = (41, 2100 / channels as usize + 1, channels as usize);
+    if f.pixels == Pixels::F32 {
+        // f32 only: the driver's pitch, then an odd one.
+        return image_round::<f32>(gpu, v, dim, m.view(), mode, false, seed)
+            .and_then(|_| image_round::<f32>(gpu, v, dim, m.view(), mode, true, seed))
+            .map_err(|err| format!("{e} {mode:?}: {err}"));
+    }
     // f32 with the driver's pitch, u8 with an odd one.
     image_round::<f32>(gpu, v, dim, m.view(), mode, false, seed)
         .and_then(|_| image_round::<u8>(gpu, v, dim, m.view(), mode, true, seed))
@@ -157,7 +163,7 @@ fn main() {
             for r in radii {
                 if f.image {
                     for &mode in modes {
-                        launches += if f.u8_only { 1 } else { 2 };
+                        launches += if f.pixels == Pixels::U8 { 1 } else { 2 };
                         if let Err(msg) = run_image(&gpu, f, &e, r, mode, 2000 + i as u64) {
                             failures.push(msg);
                         }
