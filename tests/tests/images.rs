@@ -368,6 +368,80 @@ fn image_mma_tiles_inside_and_at_borders() {
     }
 }
 
+/// image_patches (conv2d_fast's tiles over interleaved f32 channels) on images several
+/// tiles wide and tall (128 floats × 64 rows a tile with several channels, 32 with one),
+/// every channel count, radii 0 to 4 and one rectangular mask, every mode, at the
+/// driver's pitch and at a row plus 1 and 3 floats: Auto runs it on f32 images and it
+/// matches the reference. Named on u8 images it refuses with a typed error, the output
+/// untouched.
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn image_patches_runs_f32_images_and_refuses_u8() {
+    let gpu = gpu();
+    for (channels, width) in [(1usize, 300usize), (2, 150), (3, 101), (4, 75)] {
+        let img = random_image::<f32>((140, width, channels), 700 + channels as u64);
+        let row = width * channels * 4;
+        for pitch in [None, Some(row + 4), Some(row + 12)] {
+            let (n, mut p) = upload_with_output(&gpu, img.view(), pitch);
+            let masks = (0..=4usize)
+                .map(|r| (2 * r + 1, 2 * r + 1))
+                .chain([(3, 9)])
+                .map(|(ky, kx)| random_array((ky, kx), 800 + (ky * 10 + kx) as u64));
+            for m in masks {
+                for mode in [
+                    Mode::Zero,
+                    Mode::Constant(-0.75),
+                    Mode::Nearest,
+                    Mode::Reflect,
+                    Mode::Mirror,
+                    Mode::Wrap,
+                ] {
+                    let ran = gpu
+                        .correlate_image_device(
+                            &n,
+                            m.view(),
+                            Options {
+                                variant: Variant::Auto,
+                                mode,
+                            },
+                            &mut p,
+                        )
+                        .unwrap();
+                    assert_eq!(ran, Variant::ImagePatches, "Auto on f32 images");
+                    check_image_against_reference(p.to_host().unwrap().view(), img.view(), m.view(), mode)
+                        .unwrap_or_else(|e| {
+                            panic!(
+                                "{channels} channels, pitch {pitch:?}, mask {:?}, {mode:?}: {e}",
+                                m.dim()
+                            )
+                        });
+                }
+            }
+        }
+    }
+    let img = random_image::<u8>((40, 50, 3), 9);
+    let m = random_array((3, 3), 10);
+    let named = Options::variant(Variant::ImagePatches);
+    assert!(matches!(
+        gpu.correlate_image(img.view(), m.view(), named),
+        Err(Error::ImageCallUnsupported { .. })
+    ));
+    let (n, mut p) = upload_with_output(&gpu, img.view(), None);
+    let before = p.to_host().unwrap();
+    assert!(matches!(
+        gpu.correlate_image_device(&n, m.view(), named, &mut p),
+        Err(Error::ImageCallUnsupported { .. })
+    ));
+    assert_eq!(
+        p.to_host().unwrap(),
+        before,
+        "a refused call leaves the output as it was"
+    );
+}
+
 /// image_mma refuses, with a typed error and the output untouched, what it cannot take
 /// exactly: f32 pixels, a mask whose sum of |taps| overflows f32, a fractional or
 /// out-of-range constant fill; Auto then runs image_fast and matches the reference.

@@ -336,6 +336,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     if !a.no_tables {
         modes_table(&gpu, &a, side)?;
+        channels_table(&gpu, &a, side)?;
         batch_table(&gpu, &a)?;
     }
 
@@ -588,6 +589,27 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
             .map(|_| ())
         }),
     )?;
+    // Auto runs f32 images on image_patches, at every radius.
+    for r in [1, 4] {
+        let m = b::mask(2, r).into_dimensionality::<ndarray::Ix2>()?;
+        modes_of(
+            "image_patches",
+            &format!("{side}x{side}x3"),
+            r,
+            Box::new(|mode| {
+                gpu.correlate_image_device(
+                    &di,
+                    m.view(),
+                    Options {
+                        variant: Variant::ImagePatches,
+                        mode,
+                    },
+                    &mut oi,
+                )
+                .map(|_| ())
+            }),
+        )?;
+    }
     let img8 = Array3::from_elem((side, side, 3), 128u8);
     let di8 = gpu.upload_image(img8.view())?;
     let mut oi8 = gpu.alloc_image::<u8>(side, side, 3)?;
@@ -610,6 +632,37 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
             .map(|_| ())
         }),
     )?;
+    Ok(())
+}
+
+/// f32 images of 1, 2 and 4 interleaved channels (the report's image cases have 3):
+/// image_fast against image_patches, which Auto runs on every f32 image.
+fn channels_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::error::Error>> {
+    println!("\nf32 images by channel count (median us; ratio: image_patches to image_fast):");
+    println!(
+        "{:>16} {:>3} {:>12} {:>14} {:>7}",
+        "size", "r", "image_fast", "image_patches", "ratio"
+    );
+    for c in [1usize, 2, 4] {
+        let img = Array3::from_elem((side, side, c), 0.5f32);
+        let di = gpu.upload_image(img.view())?;
+        let mut oi = gpu.alloc_image::<f32>(side, side, c)?;
+        for r in [1, 4] {
+            let m = b::mask(2, r).into_dimensionality::<ndarray::Ix2>()?;
+            let mut time = |v| {
+                gpu.median_us(3, a.reps, || {
+                    gpu.correlate_image_device(&di, m.view(), Options::variant(v), &mut oi)
+                        .map(|_| ())
+                })
+            };
+            let (fast, patches) = (time(Variant::ImageFast)?, time(Variant::ImagePatches)?);
+            println!(
+                "{:>16} {r:>3} {fast:>12.1} {patches:>14.1} {:>7.3}",
+                format!("{side}x{side}x{c}"),
+                patches / fast
+            );
+        }
+    }
     Ok(())
 }
 
