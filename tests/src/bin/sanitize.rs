@@ -45,7 +45,8 @@ fn radius_for(f: &'static Family, e: &Entry) -> [u32; 3] {
 /// An image entry on an image of its channel count (the textbook one: 3), 41 rows of
 /// about 2100 elements (3 of image_fast's 1024-element columns: one without a border
 /// column) that several blocks walk down: f32 with the driver's pitch, u8 with an odd one
-/// (u8-only families: u8 with the odd pitch, 140 rows; f32-only ones: f32 with both).
+/// (u8-only families: u8 with the odd pitch, 140 rows; f32-only ones: f32 with both, 140
+/// rows).
 fn run_image(gpu: &Gpu, f: &'static Family, e: &Entry, radius: [u32; 3], mode: Mode, seed: u64) -> Result<(), String> {
     let channels = e.channels.unwrap_or(3);
     assert_eq!(
@@ -61,13 +62,15 @@ fn run_image(gpu: &Gpu, f: &'static Family, e: &Entry, radius: [u32; 3], mode: M
         return image_round::<u8>(gpu, v, dim, m.view(), mode, true, seed)
             .map_err(|err| format!("{e} {mode:?}: {err}"));
     }
-    let dim = (41, 2100 / channels as usize + 1, channels as usize);
     if f.pixels == Pixels::F32 {
-        // f32 only: the driver's pitch, then an odd one.
+        // f32 only (image_patches), 140 rows: three rows of its 64-row tiles; the
+        // driver's pitch, then an odd one.
+        let dim = (140, 2100 / channels as usize + 1, channels as usize);
         return image_round::<f32>(gpu, v, dim, m.view(), mode, false, seed)
             .and_then(|_| image_round::<f32>(gpu, v, dim, m.view(), mode, true, seed))
             .map_err(|err| format!("{e} {mode:?}: {err}"));
     }
+    let dim = (41, 2100 / channels as usize + 1, channels as usize);
     // f32 with the driver's pitch, u8 with an odd one.
     image_round::<f32>(gpu, v, dim, m.view(), mode, false, seed)
         .and_then(|_| image_round::<u8>(gpu, v, dim, m.view(), mode, true, seed))
