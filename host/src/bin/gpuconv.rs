@@ -394,8 +394,7 @@ fn parse_mode(name: &str, cval: f32) -> Result<Mode, Error> {
     })
 }
 
-/// The variant called `name`, one that filters images: `auto`, `image_fast` or
-/// `image_tiled`.
+/// The variant called `name`, one that filters images: `auto` or an image family.
 fn parse_image_variant(name: &str) -> Result<Variant, Error> {
     let v = Variant::from_name(name).ok_or_else(|| Error::UnknownVariant {
         name: name.to_string(),
