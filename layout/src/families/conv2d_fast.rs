@@ -137,11 +137,17 @@ pub const FAMILY: Family = Family {
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
     let [w, h, planes] = p.extent;
-    let tiles = tiles(w as usize, h, r, 1)? * planes as usize;
+    launch(tiles(w as usize, h, r, 1)? * planes as usize, r, 1)
+}
+
+/// The launch of `tiles` tiles at radius `r` with `c` interleaved channels (this family's
+/// and `image_patches`'): one block per tile in a 1D grid (persistent radii: the host caps
+/// it at the blocks resident at once, which loop over the tiles in order).
+pub fn launch(tiles: usize, r: u32, c: u32) -> Result<LaunchShape, ShapeError> {
     Ok(LaunchShape {
         grid: (blocks(tiles, 1, MAX_GRID_X)?, 1, 1),
         block: (THREADS_X, THREADS_Y, 1),
-        shared_bytes: shared_floats(r, 1) * 4,
+        shared_bytes: shared_floats(r, c) * 4,
         persistent: persistent(r),
         depth: None,
     })

@@ -6,8 +6,7 @@
 //! channels): where arithmetic dominates, a tap load feeds up to 32 FFMAs, against
 //! image_fast's 4 or 8 (its one-row patches walking down the image). Its geometry is
 //! `conv2d_fast`'s at `C` channels.
-use super::conv2d_fast::{self as tiles, min_blocks, shared_floats, THREADS_X, THREADS_Y};
-use crate::shape::{blocks, MAX_GRID_X};
+use super::conv2d_fast::{self as tiles, min_blocks, shared_floats};
 use crate::{masks, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
 
 /// Largest compiled radius.
@@ -52,12 +51,5 @@ fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
     let [w, h, _] = p.extent;
     let floats = w as usize * p.channels as usize;
-    let tiles = tiles::tiles(floats, h, r, p.channels)?;
-    Ok(LaunchShape {
-        grid: (blocks(tiles, 1, MAX_GRID_X)?, 1, 1),
-        block: (THREADS_X, THREADS_Y, 1),
-        shared_bytes: shared_floats(r, p.channels) * 4,
-        persistent: tiles::persistent(r),
-        depth: None,
-    })
+    tiles::launch(tiles::tiles(floats, h, r, p.channels)?, r, p.channels)
 }
