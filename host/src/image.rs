@@ -457,11 +457,7 @@ impl Gpu {
             }
             _ => v,
         };
-        if !v.takes_pixels(T::KIND) {
-            // (u8-only image_mma said why above.)
-            let why = "it filters f32 images only";
-            return Err(Error::ImageCallUnsupported { variant: v, why });
-        }
+        takes_pixels::<T>(v).map_err(|why| Error::ImageCallUnsupported { variant: v, why })?;
         check_same_layout(input, output)?;
         let problem = Problem {
             extent: [input.width as u32, input.height as u32, 1],
@@ -499,13 +495,22 @@ fn check_same_layout<T: Pixel>(input: &DeviceImage<'_, T>, output: &DeviceImage<
     Ok(())
 }
 
+/// Whether `v` filters `T` pixels, or why not (its family's [`layout::Pixels`]).
+fn takes_pixels<T: Pixel>(v: Variant) -> std::result::Result<(), &'static str> {
+    if v.takes_pixels(T::KIND) {
+        return Ok(());
+    }
+    Err(match v.family().map(|f| f.pixels) {
+        Some(layout::Pixels::U8) => "it filters u8 images only (fp16 holds u8 pixels exactly, not f32)",
+        _ => "it filters f32 images only",
+    })
+}
+
 /// Whether image_mma takes a call, or why not: it holds u8 pixels in fp16 and splits the
 /// taps on a grid set by their sum of |taps| (summed in f32, in the kernel's order), and
 /// a constant fill must be exact in that arithmetic.
 fn mma_takes<T: Pixel>(mask: &Mask, mode: Mode) -> std::result::Result<(), &'static str> {
-    if !Variant::ImageMma.takes_pixels(T::KIND) {
-        return Err("it filters u8 images only (fp16 holds u8 pixels exactly, not f32)");
-    }
+    takes_pixels::<T>(Variant::ImageMma)?;
     if !mask.taps().iter().fold(0.0f32, |s, t| s + t.abs()).is_finite() {
         return Err("the mask's sum of |taps| must be a finite f32");
     }
