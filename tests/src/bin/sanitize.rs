@@ -56,25 +56,19 @@ fn run_image(gpu: &Gpu, f: &'static Family, e: &Entry, radius: [u32; 3], mode: M
     );
     let v = Variant::from_name(f.name).expect("a variant per family");
     let m = random_array((2 * radius[1] as usize + 1, 2 * radius[0] as usize + 1), seed + 1);
-    if f.pixels == Pixels::U8 {
-        // u8 only, 140 rows: image_mma's 64-row tiles, one row of them wholly inside.
-        let dim = (140, 2100 / channels as usize + 1, channels as usize);
-        return image_round::<u8>(gpu, v, dim, m.view(), mode, true, seed)
-            .map_err(|err| format!("{e} {mode:?}: {err}"));
+    // Both pixel types: 41 rows that several blocks walk down. One type only (image_mma
+    // u8, image_patches f32): 140 rows, their 64-row tiles, one row of them wholly inside.
+    let rows = if f.pixels == Pixels::Both { 41 } else { 140 };
+    let dim = (rows, 2100 / channels as usize + 1, channels as usize);
+    match f.pixels {
+        // f32 with the driver's pitch, u8 with an odd one.
+        Pixels::Both => image_round::<f32>(gpu, v, dim, m.view(), mode, false, seed)
+            .and_then(|_| image_round::<u8>(gpu, v, dim, m.view(), mode, true, seed)),
+        Pixels::U8 => image_round::<u8>(gpu, v, dim, m.view(), mode, true, seed),
+        Pixels::F32 => image_round::<f32>(gpu, v, dim, m.view(), mode, false, seed)
+            .and_then(|_| image_round::<f32>(gpu, v, dim, m.view(), mode, true, seed)),
     }
-    if f.pixels == Pixels::F32 {
-        // f32 only (image_patches), 140 rows: three rows of its 64-row tiles; the
-        // driver's pitch, then an odd one.
-        let dim = (140, 2100 / channels as usize + 1, channels as usize);
-        return image_round::<f32>(gpu, v, dim, m.view(), mode, false, seed)
-            .and_then(|_| image_round::<f32>(gpu, v, dim, m.view(), mode, true, seed))
-            .map_err(|err| format!("{e} {mode:?}: {err}"));
-    }
-    let dim = (41, 2100 / channels as usize + 1, channels as usize);
-    // f32 with the driver's pitch, u8 with an odd one.
-    image_round::<f32>(gpu, v, dim, m.view(), mode, false, seed)
-        .and_then(|_| image_round::<u8>(gpu, v, dim, m.view(), mode, true, seed))
-        .map_err(|err| format!("{e} {mode:?}: {err}"))?;
+    .map_err(|err| format!("{e} {mode:?}: {err}"))?;
     Ok(())
 }
 
