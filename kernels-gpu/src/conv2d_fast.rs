@@ -91,7 +91,7 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32>(a: &ConvArgs, [w, h, plan
                 inline_border: false,
             };
             // SAFETY: the kernel's contract covers n and the extent; the buffer holds
-            // buffer_floats(R) = sw·sh floats; x0 and pad are multiples of 4.
+            // buffer_floats(R, C) = sw·sh floats; x0 and pad are multiples of 4.
             unsafe { stage::window(win, buf, tid, THREADS) }
         },
         #[inline(always)]
