@@ -107,7 +107,7 @@ pub enum Error {
     },
     /// A variant that cannot take these pixels, this mask or this fill value (image_mma:
     /// u8 pixels only, a mask whose sum of |taps| is finite, constant fills that are
-    /// integers of magnitude at most 255; image_patches: f32 pixels only).
+    /// integers of magnitude at most 255).
     #[error("{variant} cannot run this call: {why} (image_fast or auto can)")]
     ImageCallUnsupported {
         /// The variant asked for.

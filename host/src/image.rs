@@ -438,18 +438,22 @@ impl Gpu {
             }
             Err(e) => return Err(e),
         };
+        let r = mask.radius.into_iter().max().unwrap_or(0);
         let v = match (opts.variant, v) {
             // Auto runs f32 images on image_patches, which takes every call image_fast
             // takes (radii, channels, modes) and ran faster at every radius measured
             // (H200, 8192² × 3 f32, r = 1..4: 6-9%).
             (Variant::Auto, Variant::ImageFast) if T::KIND == crate::PixelKind::F32 => Variant::ImagePatches,
             // Auto runs u8 images on the tensor cores where image_mma takes the call and is
-            // the faster (from its AUTO_FROM_RADIUS).
+            // the faster (from its AUTO_FROM_RADIUS) ...
             (Variant::Auto, Variant::ImageFast)
-                if mask.radius.iter().max() >= Some(&layout::families::image_mma::AUTO_FROM_RADIUS)
-                    && mma_takes::<T>(mask, opts.mode).is_ok() =>
+                if r >= layout::families::image_mma::AUTO_FROM_RADIUS && mma_takes::<T>(mask, opts.mode).is_ok() =>
             {
                 Variant::ImageMma
+            }
+            // ... and on image_patches at the radii where it beats image_fast.
+            (Variant::Auto, Variant::ImageFast) if layout::families::image_patches::U8_AUTO_RADII.contains(&r) => {
+                Variant::ImagePatches
             }
             (_, Variant::ImageMma) => {
                 mma_takes::<T>(mask, opts.mode).map_err(|why| Error::ImageCallUnsupported { variant: v, why })?;

@@ -28,19 +28,20 @@ pub(crate) const THREADS: u32 = THREADS_X * THREADS_Y;
 /// # Safety
 /// `p` holds `h` rows of `row_pitch` floats; `s` is the tile's staged buffer.
 #[inline(always)]
-unsafe fn compute<const R: u32, const C: u32>(
+unsafe fn compute<const R: u32, const C: u32, P: Pixel>(
     s: *const f32,
-    p: *mut f32,
+    p: *mut P,
     (w, h, row_pitch): (u32, u32, u32),
     (x0, y0): (u32, u32),
 ) {
     let k = rows_per_thread(R, C);
+    let (sw, pd) = (staged_w(R, C, bytes::<P>()), pad(R, C, bytes::<P>()));
     let (tx, ty) = (thread_x(), thread_y());
     let mut acc = [patch::ZERO];
-    let first = s.wrapping_add(((ty * k) * staged_w(R, C) + QX * tx) as usize);
+    let first = s.wrapping_add(((ty * k) * sw + QX * tx) as usize);
     // SAFETY: the thread's window lies inside the staged buffer (`buffer_floats`).
     unsafe {
-        patch::accumulate::<R, C>(first, staged_w(R, C), pad(R, C), k, R > 4, &mut acc, 1, |_, fr, fc| {
+        patch::accumulate::<R, C>(first, sw, pd, k, R > 4, &mut acc, 1, |_, fr, fc| {
             Mask2d::get(fr * (2 * R as usize + 1) + fc)
         })
     };
@@ -48,51 +49,79 @@ unsafe fn compute<const R: u32, const C: u32>(
     unsafe { patch::store(&acc[0], k, p, row_pitch, w, h, x0 + QX * tx, y0 + ty * k) }
 }
 
-/// The tiles of `planes` planes of `h` rows of `w` floats (`C` interleaved channels: a
-/// tap reads the same channel `C` floats away) `row_pitch` floats apart, planes
-/// `row_pitch·h` apart: `conv2d_fast`'s body, and `image_patches`' with `C` channels.
+/// Bytes of a pixel: the staged geometry's (`layout::families::conv2d_fast::pad`).
+const fn bytes<P>() -> u32 {
+    core::mem::size_of::<P>() as u32
+}
+
+/// The tiles of `planes` planes of `h` rows of `w` pixels of type `P` (`C` interleaved
+/// channels: a tap reads the same channel `C` pixels away) `row_pitch` pixels apart,
+/// planes `row_pitch·h` apart: `conv2d_fast`'s body, and `image_patches`' with `C`
+/// channels. Tiles are staged as f32; u8 windows inside the plane are copied as they are,
+/// 16 bytes a copy, and widened once they landed (`stage::bytes16`).
 ///
 /// # Safety
 /// `a.input`, `a.output` hold those planes; `MASK_2D` holds the `(2R+1)^2` taps;
-/// launched as `layout::families::conv2d_fast` says for `C` channels.
+/// launched as `layout::families::conv2d_fast` says for `C` channels of `P`.
 #[inline(always)]
-pub(crate) unsafe fn tiles<const R: u32, const C: u32>(a: &ConvArgs, [w, h, planes]: [u32; 3], row_pitch: u32) {
-    let (n, p) = (input(a), output(a));
+pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
+    a: &ConvArgs,
+    [w, h, planes]: [u32; 3],
+    row_pitch: u32,
+) {
+    let (n, p) = (a.input as *const P, a.output as *mut P);
     let plane_len = row_pitch as usize * h as usize;
     let grid = [w.div_ceil(TILE_W), h.div_ceil(tile_h(R, C)), planes];
     // Both callbacks see tiles block_x, block_x + grid, ... in order: one cursor each.
     let mut staged = TileCursor::new(grid, block_x(), grid_dim_x());
     let mut computed = TileCursor::new(grid, block_x(), grid_dim_x());
     let tid = thread_y() * THREADS_X + thread_x();
+    let pd = pad(R, C, bytes::<P>());
+    let window = |[tx, ty, z]: [u32; 3]| stage::Window {
+        plane: n.wrapping_add(z as usize * plane_len),
+        row_pitch,
+        w,
+        h,
+        channels: C,
+        gx0: (tx * TILE_W).wrapping_sub(pd),
+        gy0: (ty * tile_h(R, C)).wrapping_sub(R),
+        sw: staged_w(R, C, bytes::<P>()),
+        sh: tile_h(R, C) + 2 * R,
+        mode: a.mode,
+        fill: a.fill,
+        ghost: false,
+        unread: pd - R * C,
+        inline_border: false,
+    };
+    // Whether the tile in flight was copied as bytes (`stage::bytes16`): only with one
+    // buffer (r <= 2), where the tile staged is the tile landed; the bytes land in the raw
+    // area after the buffer.
+    let bytes16 = core::cell::Cell::new(false);
+    let raw = shared_addr(shared_f32()) + 4 * buffer_floats(R, C, bytes::<P>());
     pipelined_tiles(
         stages(R, C),
         grid[0] * grid[1] * planes,
-        buffer_floats(R, C),
+        buffer_floats(R, C, bytes::<P>()),
         // Inlined even where two entries share the instantiation (conv2d_fast_rR and
         // image_patches_c1_rR): outlined, ptxas kept 120 bytes of stack a call.
         #[inline(always)]
         |_, buf| {
-            let [tx, ty, z] = staged.advance();
-            let (x0, y0) = (tx * TILE_W, ty * tile_h(R, C));
-            let win = stage::Window {
-                plane: n.wrapping_add(z as usize * plane_len),
-                row_pitch,
-                w,
-                h,
-                channels: C,
-                gx0: x0.wrapping_sub(pad(R, C)),
-                gy0: y0.wrapping_sub(R),
-                sw: staged_w(R, C),
-                sh: tile_h(R, C) + 2 * R,
-                mode: a.mode,
-                fill: a.fill,
-                ghost: false,
-                unread: pad(R, C) - R * C,
-                inline_border: false,
-            };
+            let win = window(staged.advance());
+            bytes16.set(stages(R, C) == 1 && stage::by_bytes16(&win));
+            if bytes16.get() {
+                // SAFETY: as below; by_bytes16.
+                return unsafe { stage::bytes16(&win, raw, tid, THREADS) };
+            }
             // SAFETY: the kernel's contract covers n and the extent; the buffer holds
-            // buffer_floats(R, C) = sw·sh floats; x0 and pad are multiples of 4.
+            // buffer_floats = sw·sh floats; x0 and pad are multiples of 4.
             unsafe { stage::window(win, buf, tid, THREADS) }
+        },
+        #[inline(always)]
+        |_, buf| {
+            if bytes16.get() {
+                // SAFETY: the tile `bytes16` copied (one buffer); its copies landed.
+                unsafe { stage::widen16(&window([0; 3]), raw, buf, tid, THREADS) };
+            }
         },
         #[inline(always)]
         |_, s| {
@@ -100,7 +129,7 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32>(a: &ConvArgs, [w, h, plan
             let (x0, y0) = (tx * TILE_W, ty * tile_h(R, C));
             let out = p.wrapping_add(z as usize * plane_len);
             // SAFETY: the kernel's contract covers p and the extent; `s` is tile t's buffer.
-            unsafe { compute::<R, C>(s, out, (w, h, row_pitch), (x0, y0)) }
+            unsafe { compute::<R, C, P>(s, out, (w, h, row_pitch), (x0, y0)) }
         },
     )
 }
@@ -118,7 +147,7 @@ macro_rules! entries {
         #[no_mangle]
         pub unsafe extern "gpu-kernel" fn $name(a: ConvArgs) {
             // SAFETY: forwarded from the entry's contract (rows w floats apart).
-            unsafe { tiles::<$r, 1>(&a, a.extent, a.extent[0]) }
+            unsafe { tiles::<$r, 1, f32>(&a, a.extent, a.extent[0]) }
         }
     )*};
 }

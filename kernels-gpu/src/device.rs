@@ -386,6 +386,17 @@ pub unsafe fn store_global_u32x4(p: *mut u8, v: [u32; 4]) {
     }
 }
 
+/// The 4 bytes of `w` as floats, without the conversion pipe (`I2F`, a quarter of the
+/// FMA pipe's rate on sm_90): each byte goes under the exponent of 2^23 (`PRMT`), then
+/// 2^23 is subtracted (`FADD`, exact).
+#[inline(always)]
+pub fn widen_bytes(w: u32) -> [f32; 4] {
+    const TWO_23: u32 = 0x4b00_0000;
+    // Result bytes: byte k of w, then bytes 0, 0 and 0x4b of TWO_23 (selectors 4, 4, 7).
+    let b = |k: u32| f32::from_bits(prmt(w, TWO_23, 0x7440 | k)) - f32::from_bits(TWO_23);
+    [b(0), b(1), b(2), b(3)]
+}
+
 /// A float rounded to nearest (ties to even) and saturated to 0..=255, NaN to 0
 /// (`cvt.rni.sat.u8.f32`, what NPP's 8-bit filters do), in the low byte: callers read
 /// only that byte (`st.global.u8`, [`prmt`]), so no mask is spent on the others.
@@ -724,15 +735,18 @@ pub fn streamed(
 /// `b, b + gridDim.x, ...`; `stages` shared buffers of `buf_floats` each form a ring:
 /// while tile `t` is computed, the copies of the next `stages - 1` tiles are in flight,
 /// so memory never waits for arithmetic. `stage(t, shared_address)` must only issue
-/// `cp.async` copies; `compute(t, buffer)` reads the staged tile. Every thread of the
-/// block must call this (it contains barriers). `stages` is 1 to 4, a constant at the
-/// call site so that the ring arithmetic folds away.
+/// `cp.async` copies (and plain stores); `land(t, shared_address)` runs once this thread's
+/// copies of tile `t` landed, before the barrier (widening what it copied raw);
+/// `compute(t, buffer)` reads the staged tile. Every thread of the block must call this
+/// (it contains barriers). `stages` is 1 to 4, a constant at the call site so that the
+/// ring arithmetic folds away.
 #[inline(always)]
 pub fn pipelined_tiles(
     stages: u32,
     tiles: u32,
     buf_floats: u32,
     mut stage: impl FnMut(u32, u32),
+    mut land: impl FnMut(u32, u32),
     mut compute: impl FnMut(u32, *const f32),
 ) {
     let s = shared_f32();
@@ -754,6 +768,7 @@ pub fn pipelined_tiles(
         }
         cp_async_commit();
         cp_async_wait_all_but(stages - 1); // this thread's copies of tile t have landed
+        land(t, base + 4 * buf_floats * b);
         sync_threads(); // ... and everyone else's
         compute(t, s.wrapping_add((buf_floats * b) as usize));
         sync_threads(); // buffer b is free to be refilled

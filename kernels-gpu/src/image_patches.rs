@@ -1,10 +1,12 @@
-//! Pitched f32 images of 1 to 4 interleaved channels through `conv2d_fast`'s tiles:
-//! radius and channel count compiled in (`image_patches_c{C}_r{R}`), every ghost-cell
-//! mode. A row of `w` pixels is `w·C` floats and a tap reads the same channel `C` floats
-//! away, so each thread's 4-wide × K-tall patch holds 4 interleaved outputs a row, its
-//! window `4 + 2·pad` floats a row. Staged with 16-byte copies as they are (rows `pitch`
-//! bytes apart). Geometry: `layout::families::image_patches` (`conv2d_fast`'s at `C`
-//! channels).
+//! Pitched images of 1 to 4 interleaved channels, f32 or u8, through `conv2d_fast`'s
+//! tiles: radius and channel count compiled in (`image_patches_c{C}_r{R}`), every
+//! ghost-cell mode, the pixel type a run-time argument (one uniform branch). A row of `w`
+//! pixels is `w·C` values and a tap reads the same channel `C` values away, so each
+//! thread's 4-wide × K-tall patch holds 4 interleaved outputs a row, its window
+//! `4 + 2·pad` floats a row. f32 rows are staged with 16-byte copies as they are; u8 tiles
+//! inside the image land as bytes, 16 a copy, and are widened in shared memory
+//! (`stage::bytes16`); rows are `pitch` bytes apart. Geometry:
+//! `layout::families::image_patches` (`conv2d_fast`'s at `C` channels).
 use crate::conv2d_fast::{tiles, THREADS};
 use crate::device::*;
 use layout::args::pixel;
@@ -18,19 +20,22 @@ macro_rules! entries {
         /// `image_patches` for a fixed channel count and radius.
         ///
         /// # Safety
-        /// `a.input`, `a.output` hold `h` rows `a.pitch` bytes apart of `w·C` f32
-        /// pixels (`a.extent`; `a.pitch` a multiple of 4); `MASK_2D` holds the
-        /// `(2R+1)^2` taps; launched as `layout::families::image_patches` says.
+        /// `a.input`, `a.output` hold `h` rows `a.pitch` bytes apart of `w·C` pixels
+        /// of type `a.pixel` (`a.extent`; `a.pitch` a multiple of the pixel size);
+        /// `MASK_2D` holds the `(2R+1)^2` taps; launched as
+        /// `layout::families::image_patches` says.
         #[no_mangle]
         pub unsafe extern "gpu-kernel" fn $name(a: ConvArgs) {
-            if a.pixel != pixel::F32 {
-                // The host launches f32 images only (the family's pixels).
-                return;
-            }
             let [w, h, _] = a.extent;
-            // SAFETY: forwarded from the entry's contract: one plane of h rows of w·C
-            // floats, a.pitch / 4 floats apart.
-            unsafe { tiles::<$r, $c>(&a, [w * $c, h, 1], a.pitch / 4) }
+            if a.pixel == pixel::U8 {
+                // SAFETY: forwarded from the entry's contract: one plane of h rows of
+                // w·C bytes, a.pitch apart.
+                unsafe { tiles::<$r, $c, u8>(&a, [w * $c, h, 1], a.pitch) }
+            } else {
+                // SAFETY: forwarded from the entry's contract: one plane of h rows of w·C
+                // floats, a.pitch / 4 floats apart.
+                unsafe { tiles::<$r, $c, f32>(&a, [w * $c, h, 1], a.pitch / 4) }
+            }
         }
     )*};
 }

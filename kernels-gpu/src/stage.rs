@@ -599,6 +599,60 @@ pub unsafe fn window<P: Pixel>(win: Window<P>, buf: u32, tid: u32, threads: u32)
     unsafe { staged(win, buf, None, tid, threads) }
 }
 
+/// Whether [`bytes16`] stages `win`: byte pixels (u8) in a window wholly inside the
+/// plane whose rows, first column and width are 16-pixel aligned, as is the plane.
+#[inline(always)]
+pub fn by_bytes16<P: Pixel>(win: &Window<P>) -> bool {
+    P::RAW
+        && core::mem::size_of::<P>() == 1
+        && interior(win)
+        && win.row_pitch.is_multiple_of(16)
+        && win.gx0.is_multiple_of(16)
+        && win.sw.is_multiple_of(16)
+        && (win.plane as usize).is_multiple_of(16)
+}
+
+/// Starts the copies of a [`by_bytes16`] window as it is, 16 bytes a copy, into the raw
+/// area at shared address `raw` (its rows `sw` bytes apart), where [`widen16`] widens
+/// them into the buffer. Every thread of the block calls it.
+///
+/// # Safety
+/// As [`window`], `by_bytes16(&win)`; `raw` holds `sw·sh` shared bytes, 16-byte aligned.
+#[inline(always)]
+pub unsafe fn bytes16<P: Pixel>(win: &Window<P>, raw: u32, tid: u32, threads: u32) {
+    let f = win.sw / 16;
+    let first = win.plane.wrapping_add((win.gy0 * win.row_pitch + win.gx0) as usize);
+    let mut q = tid;
+    while q < f * win.sh {
+        let (sy, c) = row_col(q, f);
+        let src = first.wrapping_add((sy * win.row_pitch + 16 * c) as usize);
+        // SAFETY: 16 bytes of a row inside the plane, 16-byte aligned (by_bytes16); chunk
+        // q of the raw area, 16-byte aligned.
+        unsafe { cp_async_f4(raw + 16 * q, src as *const f32, 16) }
+        q += threads;
+    }
+}
+
+/// Widens a window [`bytes16`] copied to `raw` into the buffer at `buf`, 4 bytes a
+/// thread at a time, once every thread's copies landed (the barrier it starts with):
+/// neighbouring threads read neighbouring words and store neighbouring 16 bytes (a
+/// thread widening its own 16-byte copy stored 64 bytes apart from its neighbours, 4
+/// times the shared-memory wavefronts). Every thread of the block calls it after its
+/// own copies landed.
+///
+/// # Safety
+/// As [`bytes16`], after this thread's copies landed.
+#[inline(always)]
+pub unsafe fn widen16<P: Pixel>(win: &Window<P>, raw: u32, buf: u32, tid: u32, threads: u32) {
+    sync_threads(); // every thread's copies landed
+    let mut g = tid;
+    while g < win.sw * win.sh / 4 {
+        // SAFETY: word g of the landed raw area; group g of the buffer.
+        unsafe { store_shared_f4(buf + 16 * g, widen_bytes(load_shared_u32(raw + 4 * g))) };
+        g += threads;
+    }
+}
+
 /// [`window`] for a walk (`walk`: its edge cell, for `win`'s columns and height, and
 /// its raw area): the groups of [`Pixel::RAW`] pixels that copy 4 elements, and the
 /// edge cell's aligned word, are copied as they are, asynchronously; [`land`] widens

@@ -368,24 +368,33 @@ fn image_mma_tiles_inside_and_at_borders() {
     }
 }
 
-/// image_patches (conv2d_fast's tiles over interleaved f32 channels) on images several
-/// tiles wide and tall (128 floats × 64 rows a tile with several channels, 32 with one),
-/// every channel count, radii 0 to 4 and one rectangular mask, every mode, at the
-/// driver's pitch and at a row plus 1 and 3 floats: Auto runs it on f32 images and it
-/// matches the reference. Named on u8 images it refuses with a typed error, the output
-/// untouched.
+/// image_patches (conv2d_fast's tiles over interleaved channels) on images several tiles
+/// wide and tall (128 floats × 64 rows a tile with several channels, 32 with one; u8
+/// tiles inside the image are copied as bytes, 16 a copy), every channel count, radii 0
+/// to 4 and one rectangular mask, every mode, at the driver's pitch and at pitches that
+/// break its alignment (f32: a row plus 1 and 3 floats; u8: a row plus 1, 3 and 16
+/// bytes): it matches the reference, and Auto runs it on f32 images.
 #[test]
 #[cfg_attr(
     not(gpu_present),
     ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
 )]
-fn image_patches_runs_f32_images_and_refuses_u8() {
+fn image_patches_runs_f32_and_u8_images() {
     let gpu = gpu();
+    image_patches_round::<f32>(&gpu, &[4, 12], Variant::Auto);
+    image_patches_round::<u8>(&gpu, &[1, 3, 16], Variant::ImagePatches);
+}
+
+/// One round of [`image_patches_runs_f32_and_u8_images`] on `T` pixels: pitches of a
+/// row plus each of `extra` bytes and the driver's, run as `variant`, which must run
+/// image_patches.
+fn image_patches_round<T: Pixel>(gpu: &Gpu, extra: &[usize], variant: Variant) {
     for (channels, width) in [(1usize, 300usize), (2, 150), (3, 101), (4, 75)] {
-        let img = random_image::<f32>((140, width, channels), 700 + channels as u64);
-        let row = width * channels * 4;
-        for pitch in [None, Some(row + 4), Some(row + 12)] {
-            let (n, mut p) = upload_with_output(&gpu, img.view(), pitch);
+        let img = random_image::<T>((140, width, channels), 700 + channels as u64);
+        let row = width * channels * std::mem::size_of::<T>();
+        let pitches = std::iter::once(None).chain(extra.iter().map(|e| Some(row + e)));
+        for pitch in pitches {
+            let (n, mut p) = upload_with_output(gpu, img.view(), pitch);
             let masks = (0..=4usize)
                 .map(|r| (2 * r + 1, 2 * r + 1))
                 .chain([(3, 9)])
@@ -400,21 +409,14 @@ fn image_patches_runs_f32_images_and_refuses_u8() {
                     Mode::Wrap,
                 ] {
                     let ran = gpu
-                        .correlate_image_device(
-                            &n,
-                            m.view(),
-                            Options {
-                                variant: Variant::Auto,
-                                mode,
-                            },
-                            &mut p,
-                        )
+                        .correlate_image_device(&n, m.view(), Options { variant, mode }, &mut p)
                         .unwrap();
-                    assert_eq!(ran, Variant::ImagePatches, "Auto on f32 images");
+                    assert_eq!(ran, Variant::ImagePatches, "{variant:?} on {:?} images", T::KIND);
                     check_image_against_reference(p.to_host().unwrap().view(), img.view(), m.view(), mode)
                         .unwrap_or_else(|e| {
                             panic!(
-                                "{channels} channels, pitch {pitch:?}, mask {:?}, {mode:?}: {e}",
+                                "{:?}, {channels} channels, pitch {pitch:?}, mask {:?}, {mode:?}: {e}",
+                                T::KIND,
                                 m.dim()
                             )
                         });
@@ -422,29 +424,12 @@ fn image_patches_runs_f32_images_and_refuses_u8() {
             }
         }
     }
-    let img = random_image::<u8>((40, 50, 3), 9);
-    let m = random_array((3, 3), 10);
-    let named = Options::variant(Variant::ImagePatches);
-    assert!(matches!(
-        gpu.correlate_image(img.view(), m.view(), named),
-        Err(Error::ImageCallUnsupported { .. })
-    ));
-    let (n, mut p) = upload_with_output(&gpu, img.view(), None);
-    let before = p.to_host().unwrap();
-    assert!(matches!(
-        gpu.correlate_image_device(&n, m.view(), named, &mut p),
-        Err(Error::ImageCallUnsupported { .. })
-    ));
-    assert_eq!(
-        p.to_host().unwrap(),
-        before,
-        "a refused call leaves the output as it was"
-    );
 }
 
 /// image_mma refuses, with a typed error and the output untouched, what it cannot take
 /// exactly: f32 pixels, a mask whose sum of |taps| overflows f32, a fractional or
-/// out-of-range constant fill; Auto then runs image_fast and matches the reference.
+/// out-of-range constant fill; Auto then runs image_patches (at r = 1) and matches the
+/// reference.
 #[test]
 #[cfg_attr(
     not(gpu_present),
@@ -487,7 +472,7 @@ fn image_mma_refuses_what_it_cannot_take_exactly() {
         };
         assert_eq!(
             gpu.correlate_image_device(&n, mask, auto, &mut p).unwrap(),
-            Variant::ImageFast
+            Variant::ImagePatches
         );
         if let Mode::Constant(_) = mode {
             // (Under the huge mask f32 sums overflow in every kernel: no reference check.)
@@ -495,12 +480,15 @@ fn image_mma_refuses_what_it_cannot_take_exactly() {
         }
     }
     // Where it takes the call, Auto runs u8 images on it from its AUTO_FROM_RADIUS
-    // (image_fast below).
+    // (image_patches below, but for r = 0: image_fast).
     let auto = Options::variant(Variant::Auto);
-    for (k, seed) in [(1, 4), (3, 5), (9, 6)] {
+    for (k, seed) in [(1, 4), (3, 5), (5, 7), (9, 6)] {
         let m3 = random_array((k, k), seed);
-        let expected = if k / 2 >= layout::families::image_mma::AUTO_FROM_RADIUS as usize {
+        let r = k as u32 / 2;
+        let expected = if r >= layout::families::image_mma::AUTO_FROM_RADIUS {
             Variant::ImageMma
+        } else if layout::families::image_patches::U8_AUTO_RADII.contains(&r) {
+            Variant::ImagePatches
         } else {
             Variant::ImageFast
         };

@@ -613,6 +613,25 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
     let img8 = Array3::from_elem((side, side, 3), 128u8);
     let di8 = gpu.upload_image(img8.view())?;
     let mut oi8 = gpu.alloc_image::<u8>(side, side, 3)?;
+    // Auto runs u8 images on image_patches at r = 1 (its U8_AUTO_RADII below image_mma's).
+    let mi1 = b::mask(2, 1).into_dimensionality::<ndarray::Ix2>()?;
+    modes_of(
+        "image_patches",
+        &format!("{side}x{side}x3 u8"),
+        1,
+        Box::new(|mode| {
+            gpu.correlate_image_device(
+                &di8,
+                mi1.view(),
+                Options {
+                    variant: Variant::ImagePatches,
+                    mode,
+                },
+                &mut oi8,
+            )
+            .map(|_| ())
+        }),
+    )?;
     // At r = 4, its largest radius (Auto runs it from image_mma::AUTO_FROM_RADIUS).
     let mi4 = b::mask(2, 4).into_dimensionality::<ndarray::Ix2>()?;
     modes_of(

@@ -39,11 +39,16 @@ pub const fn tile_h(r: u32, c: u32) -> u32 {
     THREADS_Y * rows_per_thread(r, c)
 }
 
-/// Halo floats staged on each side of a row of `c` interleaved channels: the `r·c` a
-/// tap reaches, in whole sectors.
+/// Halo floats staged on each side of a row of `c` interleaved channels of pixels of
+/// `bytes` bytes: the `r·c` a tap reaches, in whole sectors (f32); u8 rows are copied as
+/// they are, 16 bytes at a time (`stage::bytes16`), so their windows start 16-pixel aligned.
 #[inline]
-pub const fn pad(r: u32, c: u32) -> u32 {
-    super::pad(r * c)
+pub const fn pad(r: u32, c: u32, bytes: u32) -> u32 {
+    if bytes == 1 {
+        (r * c).div_ceil(16) * 16
+    } else {
+        super::pad(r * c)
+    }
 }
 
 /// Persistent blocks where arithmetic dominates (r >= 3: 219 vs 253 us at r = 3, 8192²);
@@ -68,20 +73,32 @@ pub const fn stages(r: u32, c: u32) -> u32 {
 
 /// Width of a staged row: the tile and its halos.
 #[inline]
-pub const fn staged_w(r: u32, c: u32) -> u32 {
-    TILE_W + 2 * pad(r, c)
+pub const fn staged_w(r: u32, c: u32, bytes: u32) -> u32 {
+    TILE_W + 2 * pad(r, c, bytes)
 }
 
 /// Shared floats of one tile buffer.
 #[inline]
-pub const fn buffer_floats(r: u32, c: u32) -> u32 {
-    staged_w(r, c) * (tile_h(r, c) + 2 * r)
+pub const fn buffer_floats(r: u32, c: u32, bytes: u32) -> u32 {
+    staged_w(r, c, bytes) * (tile_h(r, c) + 2 * r)
 }
 
-/// Shared floats a block needs: `stages` tile buffers (above 48 KiB the host opts in).
+/// Shared floats of the area u8 tiles land in as bytes before they are widened into
+/// their buffer (`stage::bytes16`; one buffer only, r <= 2): a byte a staged cell.
 #[inline]
-pub const fn shared_floats(r: u32, c: u32) -> u32 {
-    stages(r, c) * buffer_floats(r, c)
+pub const fn raw_floats(r: u32, c: u32, bytes: u32) -> u32 {
+    if bytes == 1 && stages(r, c) == 1 {
+        buffer_floats(r, c, bytes) / 4
+    } else {
+        0
+    }
+}
+
+/// Shared floats a block needs: `stages` tile buffers and the raw area (above 48 KiB the
+/// host opts in).
+#[inline]
+pub const fn shared_floats(r: u32, c: u32, bytes: u32) -> u32 {
+    stages(r, c) * buffer_floats(r, c, bytes) + raw_floats(r, c, bytes)
 }
 
 /// Blocks per SM each entry's launch bounds ask for (2 blocks = 128 registers, 4 = 64,
@@ -91,6 +108,7 @@ pub const fn min_blocks(r: u32, c: u32) -> u32 {
     match (r, c) {
         (0, _) => 4, // a 1x1 mask: the staging's border loop is most of the code
         (1, 1) => 5,
+        (2, 4) => 3, // the u8 path beside the f32 one: 64 registers spilled 12 bytes
         (1, _) | (2, _) => 4, // interleaved channels at r = 1: windows 2.5 times as wide
 
         (3 | 4, _) => 2,
@@ -102,7 +120,7 @@ pub const fn min_blocks(r: u32, c: u32) -> u32 {
 const _: () = {
     let mut r = 0;
     while r <= MAX_RADIUS {
-        assert!(super::shared_fits(4 * shared_floats(r, 1), min_blocks(r, 1)));
+        assert!(super::shared_fits(4 * shared_floats(r, 1, 4), min_blocks(r, 1)));
         r += 1;
     }
 };
@@ -137,17 +155,17 @@ pub const FAMILY: Family = Family {
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
     let [w, h, planes] = p.extent;
-    launch(tiles(w as usize, h, r, 1)? * planes as usize, r, 1)
+    launch(tiles(w as usize, h, r, 1)? * planes as usize, r, shared_floats(r, 1, 4))
 }
 
-/// The launch of `tiles` tiles at radius `r` with `c` interleaved channels (this family's
-/// and `image_patches`'): one block per tile in a 1D grid (persistent radii: the host caps
-/// it at the blocks resident at once, which loop over the tiles in order).
-pub fn launch(tiles: usize, r: u32, c: u32) -> Result<LaunchShape, ShapeError> {
+/// The launch of `tiles` tiles at radius `r` with `shared_floats` floats of buffers (this
+/// family's and `image_patches`'): one block per tile in a 1D grid (persistent radii: the
+/// host caps it at the blocks resident at once, which loop over the tiles in order).
+pub fn launch(tiles: usize, r: u32, shared_floats: u32) -> Result<LaunchShape, ShapeError> {
     Ok(LaunchShape {
         grid: (blocks(tiles, 1, MAX_GRID_X)?, 1, 1),
         block: (THREADS_X, THREADS_Y, 1),
-        shared_bytes: shared_floats(r, c) * 4,
+        shared_bytes: shared_floats * 4,
         persistent: persistent(r),
         depth: None,
     })

@@ -82,11 +82,13 @@ pub const A_BLOCKS: u32 = GROUPS + 1;
 // One 16-pixel MMA step covers every compiled radius.
 const _: () = assert!(8 + 2 * MAX_RADIUS <= 16);
 
-/// The smallest radius at which `Auto` runs u8 images here rather than on `image_fast`.
+/// The smallest radius at which `Auto` runs u8 images here (below: `image_patches`).
 /// H200, 8192² × 3 u8, µs, image_mma (sixteenth session, A/B run 2, planar windows)
 /// against image_fast (fifteenth session, run 4): r = 1 258.7 / 350.8, r = 2
-/// 338.3 / 492.5, r = 3 346.8 / 695.7, r = 4 411.4 / 921.1.
-pub const AUTO_FROM_RADIUS: u32 = 1;
+/// 338.3 / 492.5, r = 3 346.8 / 695.7, r = 4 411.4 / 921.1. Against image_patches'
+/// u8 tiles (twenty-fourth session, runs 1 and 2): r = 1 230.2 / 218.2, r = 2
+/// 288.7 / 323.2.
+pub const AUTO_FROM_RADIUS: u32 = 2;
 
 /// Pixels of a tile row, at every channel count: a tile has `c` units per warp (at 128
 /// pixels and one channel, ptxas spilled the loop over 2 units at r = 2 and 4, at 80 and

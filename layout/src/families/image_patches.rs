@@ -1,6 +1,7 @@
-//! `image_patches` (kernels-gpu/src/image_patches.rs): pitched f32 images of 1 to 4
-//! interleaved channels through `conv2d_fast`'s tiles. A row of `w` pixels is `w·C`
-//! floats and each tap reads the same channel `C` floats away, so a thread's 4-wide ×
+//! `image_patches` (kernels-gpu/src/image_patches.rs): pitched images of 1 to 4
+//! interleaved channels, f32 or u8, through `conv2d_fast`'s tiles (staged as f32; u8
+//! windows inside the image copied as bytes, 16 a copy, and widened in shared memory). A
+//! row of `w` pixels is `w·C` values and each tap reads the same channel `C` values away, so a thread's 4-wide ×
 //! K-tall patch of floats is 4 outputs of interleaved channels, and every input row of its
 //! window (`4 + 2·pad(r, C)` floats) feeds the K output rows it touches (8 with several
 //! channels): where arithmetic dominates, a tap load feeds up to 32 FFMAs, against
@@ -11,8 +12,27 @@ use crate::{masks, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
 
 /// Largest compiled radius.
 pub const MAX_RADIUS: u32 = 4;
+
+/// The radii at which `Auto` runs u8 images here: below `image_mma::AUTO_FROM_RADIUS`,
+/// and where image_mma refuses the call, up to r = 2 (above, `image_fast`). H200,
+/// 8192² × 3 u8, µs (twenty-fourth session, runs 1 and 2), image_patches against
+/// image_mma and image_fast (fifteenth session): r = 1 218.2 / 230.2 / 350.8, r = 2
+/// 323.2 / 288.7 / 492.5, r = 3 842.5 / 332.2 / 695.7 (from r = 3 its u8 tiles are
+/// staged with 4-byte loads that wait: `stage::bytes16` takes one buffer only).
+pub const U8_AUTO_RADII: core::ops::RangeInclusive<u32> = 1..=2;
 /// Largest compiled channel count.
 pub const MAX_CHANNELS: u32 = 4;
+
+/// Shared floats a block takes: the launch does not know the pixel type, so the larger of
+/// the f32 and the u8 buffers (u8 windows start 16-pixel aligned: `conv2d_fast::pad`).
+pub const fn buffers(r: u32, c: u32) -> u32 {
+    let (f, b) = (shared_floats(r, c, 4), shared_floats(r, c, 1));
+    if f > b {
+        f
+    } else {
+        b
+    }
+}
 
 // Every entry's buffers fit the blocks per SM its launch bounds ask for.
 const _: () = {
@@ -20,7 +40,7 @@ const _: () = {
     while r <= MAX_RADIUS {
         let mut c = 1;
         while c <= MAX_CHANNELS {
-            assert!(super::shared_fits(4 * shared_floats(r, c), min_blocks(r, c)));
+            assert!(super::shared_fits(4 * buffers(r, c), min_blocks(r, c)));
             c += 1;
         }
         r += 1;
@@ -39,10 +59,10 @@ pub const FAMILY: Family = Family {
     batch: false,
     image: true,
     compiled_channels: Some(MAX_CHANNELS),
-    pixels: crate::family::Pixels::F32,
+    pixels: crate::family::Pixels::Both,
     separable: false,
     launch_shape,
-    summary: "ours: pitched f32 image, conv2d_fast's 4xK patches over interleaved channels, every mode",
+    summary: "ours: pitched image, conv2d_fast's 4xK patches over interleaved channels, every mode",
 };
 
 /// One block per 128-float × 8K-row tile (persistent radii: capped at the resident
@@ -51,5 +71,5 @@ fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
     let [w, h, _] = p.extent;
     let floats = w as usize * p.channels as usize;
-    tiles::launch(tiles::tiles(floats, h, r, p.channels)?, r, p.channels)
+    tiles::launch(tiles::tiles(floats, h, r, p.channels)?, r, buffers(r, p.channels))
 }

@@ -3,7 +3,7 @@
 //! the program `cargo xtask device sanitize` runs under compute-sanitizer's memcheck,
 //! racecheck, synccheck and initcheck. Entries whose blocks loop over tiles (persistent)
 //! get inputs with more tiles than the GPU holds blocks, so the copy ring wraps.
-use gpuconv::{Gpu, Mode, Options, Variant};
+use gpuconv::{Gpu, Mode, Options, PixelKind, Variant};
 use gpuconv_tests::{check_against_reference, random_array, random_vec};
 use layout::{Entry, Family, Pixels, Radii};
 use ndarray::IxDyn;
@@ -42,11 +42,11 @@ fn radius_for(f: &'static Family, e: &Entry) -> [u32; 3] {
     r
 }
 
-/// An image entry on an image of its channel count (the textbook one: 3), 41 rows of
-/// about 2100 elements (3 of image_fast's 1024-element columns: one without a border
-/// column) that several blocks walk down: f32 with the driver's pitch, u8 with an odd one
-/// (u8-only families: u8 with the odd pitch, 140 rows; f32-only ones: f32 with both, 140
-/// rows).
+/// An image entry on an image of its channel count (the textbook one: 3) of about 2100
+/// elements a row (3 of image_fast's 1024-element columns: one without a border column),
+/// in each of its [`rounds`]: 41 rows that several blocks walk down, or for the tiled
+/// families (image_mma, image_patches) 140 rows, their 64-row tiles, one row of them
+/// wholly inside.
 fn run_image(gpu: &Gpu, f: &'static Family, e: &Entry, radius: [u32; 3], mode: Mode, seed: u64) -> Result<(), String> {
     let channels = e.channels.unwrap_or(3);
     assert_eq!(
@@ -56,20 +56,34 @@ fn run_image(gpu: &Gpu, f: &'static Family, e: &Entry, radius: [u32; 3], mode: M
     );
     let v = Variant::from_name(f.name).expect("a variant per family");
     let m = random_array((2 * radius[1] as usize + 1, 2 * radius[0] as usize + 1), seed + 1);
-    // Both pixel types: 41 rows that several blocks walk down. One type only (image_mma
-    // u8, image_patches f32): 140 rows, their 64-row tiles, one row of them wholly inside.
-    let rows = if f.pixels == Pixels::Both { 41 } else { 140 };
-    let dim = (rows, 2100 / channels as usize + 1, channels as usize);
-    match f.pixels {
-        // f32 with the driver's pitch, u8 with an odd one.
-        Pixels::Both => image_round::<f32>(gpu, v, dim, m.view(), mode, false, seed)
-            .and_then(|_| image_round::<u8>(gpu, v, dim, m.view(), mode, true, seed)),
-        Pixels::U8 => image_round::<u8>(gpu, v, dim, m.view(), mode, true, seed),
-        Pixels::F32 => image_round::<f32>(gpu, v, dim, m.view(), mode, false, seed)
-            .and_then(|_| image_round::<f32>(gpu, v, dim, m.view(), mode, true, seed)),
+    let tiled = matches!(f.name, "image_mma" | "image_patches");
+    let dim = (
+        if tiled { 140 } else { 41 },
+        2100 / channels as usize + 1,
+        channels as usize,
+    );
+    for &(kind, odd_pitch) in rounds(f) {
+        match kind {
+            PixelKind::F32 => image_round::<f32>(gpu, v, dim, m.view(), mode, odd_pitch, seed),
+            PixelKind::U8 => image_round::<u8>(gpu, v, dim, m.view(), mode, odd_pitch, seed),
+        }
+        .map_err(|err| format!("{e} {mode:?} {kind:?} (odd pitch: {odd_pitch}): {err}"))?;
     }
-    .map_err(|err| format!("{e} {mode:?}: {err}"))?;
     Ok(())
+}
+
+/// The pixel types an image family's entries run with, each with the driver's pitch or
+/// an odd one (`true`): f32 with the driver's, u8 with an odd one; f32-only families with
+/// both, u8-only ones (image_mma) with the odd one; image_patches, whose u8 tiles inside
+/// the image are copied as bytes at the driver's pitch, with all four.
+fn rounds(f: &Family) -> &'static [(PixelKind, bool)] {
+    use PixelKind::{F32, U8};
+    match f.pixels {
+        Pixels::Both if f.name == "image_patches" => &[(F32, false), (F32, true), (U8, false), (U8, true)],
+        Pixels::Both => &[(F32, false), (U8, true)],
+        Pixels::U8 => &[(U8, true)],
+        Pixels::F32 => &[(F32, false), (F32, true)],
+    }
 }
 
 /// One image through `v`: uploaded with the driver's pitch or an odd one (3 elements
@@ -160,7 +174,7 @@ fn main() {
             for r in radii {
                 if f.image {
                     for &mode in modes {
-                        launches += if f.pixels == Pixels::U8 { 1 } else { 2 };
+                        launches += rounds(f).len();
                         if let Err(msg) = run_image(&gpu, f, &e, r, mode, 2000 + i as u64) {
                             failures.push(msg);
                         }
