@@ -120,7 +120,7 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
         |_, buf| {
             if bytes16.get() {
                 // SAFETY: the tile `bytes16` copied (one buffer); its copies landed.
-                unsafe { stage::widen16(&window([0; 3]), raw, buf, tid, THREADS) };
+                unsafe { stage::widen16::<P>(raw, buf, buffer_floats(R, C, bytes::<P>()), tid, THREADS) };
             }
         },
         #[inline(always)]

@@ -545,9 +545,8 @@ impl Pixel for u8 {
     unsafe fn widen4(dst: u32, raw: u32) {
         // SAFETY: per the trait's contract: 4 landed bytes at `raw`.
         let w = unsafe { load_shared_u32(raw) };
-        let b = |k: u32| ((w >> (8 * k)) & 0xff) as f32;
         // SAFETY: per the trait's contract.
-        unsafe { store_shared_f4(dst, [b(0), b(1), b(2), b(3)]) }
+        unsafe { store_shared_f4(dst, widen_bytes(w)) }
     }
     #[inline(always)]
     unsafe fn stage1_raw(dst: u32, src: *const u8) {
@@ -565,9 +564,8 @@ impl Pixel for u8 {
     unsafe fn stage4(dst: u32, src: *const u8) {
         // SAFETY: per the trait's contract: 4 readable bytes, 4-byte aligned.
         let w = unsafe { load_global_u32(src) };
-        let b = |k: u32| ((w >> (8 * k)) & 0xff) as f32;
         // SAFETY: per the trait's contract.
-        unsafe { store_shared_f4(dst, [b(0), b(1), b(2), b(3)]) }
+        unsafe { store_shared_f4(dst, widen_bytes(w)) }
     }
     #[inline(always)]
     unsafe fn stage1(dst: u32, src: *const u8) {

@@ -633,22 +633,23 @@ pub unsafe fn bytes16<P: Pixel>(win: &Window<P>, raw: u32, tid: u32, threads: u3
     }
 }
 
-/// Widens a window [`bytes16`] copied to `raw` into the buffer at `buf`, 4 bytes a
-/// thread at a time, once every thread's copies landed (the barrier it starts with):
-/// neighbouring threads read neighbouring words and store neighbouring 16 bytes (a
-/// thread widening its own 16-byte copy stored 64 bytes apart from its neighbours, 4
-/// times the shared-memory wavefronts). Every thread of the block calls it after its
-/// own copies landed.
+/// Widens the `cells` cells of a window [`bytes16`] copied to `raw` into the buffer at
+/// `buf` ([`Pixel::widen4`]), 4 a thread at a time, once every thread's copies landed
+/// (the barrier it starts with): neighbouring threads read neighbouring words and store
+/// neighbouring 16 bytes (a thread widening its own 16-byte copy stored 64 bytes apart
+/// from its neighbours, 4 times the shared-memory wavefronts). Every thread of the block
+/// calls it after its own copies landed.
 ///
 /// # Safety
-/// As [`bytes16`], after this thread's copies landed.
+/// As [`bytes16`] for a window of `cells = sw·sh` cells, after this thread's copies
+/// landed; `buf` holds `cells` shared floats, 16-byte aligned.
 #[inline(always)]
-pub unsafe fn widen16<P: Pixel>(win: &Window<P>, raw: u32, buf: u32, tid: u32, threads: u32) {
+pub unsafe fn widen16<P: Pixel>(raw: u32, buf: u32, cells: u32, tid: u32, threads: u32) {
     sync_threads(); // every thread's copies landed
     let mut g = tid;
-    while g < win.sw * win.sh / 4 {
+    while g < cells / 4 {
         // SAFETY: word g of the landed raw area; group g of the buffer.
-        unsafe { store_shared_f4(buf + 16 * g, widen_bytes(load_shared_u32(raw + 4 * g))) };
+        unsafe { P::widen4(buf + 16 * g, raw + 4 * g) };
         g += threads;
     }
 }
