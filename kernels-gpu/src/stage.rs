@@ -646,8 +646,19 @@ pub unsafe fn bytes16<P: Pixel>(win: &Window<P>, raw: u32, tid: u32, threads: u3
 #[inline(always)]
 pub unsafe fn widen16<P: Pixel>(raw: u32, buf: u32, cells: u32, tid: u32, threads: u32) {
     sync_threads(); // every thread's copies landed
+    // SAFETY: every word landed (the barrier); the buffer holds `cells` floats.
+    unsafe { widen_groups::<P>(raw, buf, cells / 4, tid, threads) }
+}
+
+/// Widens the raw words `tid, tid + threads, ...` below `groups` at `raw` into the float
+/// groups of the same index at `buf` ([`Pixel::widen4`]: word g to floats 4g..4g+4).
+///
+/// # Safety
+/// Those words have landed; `buf` holds `4·groups` shared floats, 16-byte aligned.
+#[inline(always)]
+unsafe fn widen_groups<P: Pixel>(raw: u32, buf: u32, groups: u32, tid: u32, threads: u32) {
     let mut g = tid;
-    while g < cells / 4 {
+    while g < groups {
         // SAFETY: word g of the landed raw area; group g of the buffer.
         unsafe { P::widen4(buf + 16 * g, raw + 4 * g) };
         g += threads;
@@ -683,14 +694,9 @@ pub unsafe fn land<P: Pixel>(win: Window<P>, buf: u32, walk: &Walking, tid: u32,
     if interior(&win) {
         // Every group was copied; the window's floats are its groups in order (rows are
         // `sw = 4f` floats apart): group g's at buf + 16g.
-        let mut g = tid;
-        while g < f * win.sh {
-            // SAFETY: group g was copied raw by this thread and has landed; the group
-            // lies inside the buffer.
-            unsafe { P::widen4(buf + 16 * g, raw + 4 * g) };
-            g += threads;
-        }
-        return;
+        // SAFETY: this thread copied these groups raw and they have landed; the buffer
+        // holds the window's 4f·sh floats.
+        return unsafe { widen_groups::<P>(raw, buf, f * win.sh, tid, threads) };
     }
     let mut g = tid;
     while g < f * win.sh {
