@@ -571,87 +571,57 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
     let img = Array3::from_elem((side, side, 3), 0.5f32);
     let di = gpu.upload_image(img.view())?;
     let mut oi = gpu.alloc_image::<f32>(side, side, 3)?;
-    let mi = b::mask(2, 2).into_dimensionality::<ndarray::Ix2>()?;
+    let size = format!("{side}x{side}x3");
     modes_of(
         "image_fast",
-        &format!("{side}x{side}x3"),
+        &size,
         2,
-        Box::new(|mode| {
-            gpu.correlate_image_device(
-                &di,
-                mi.view(),
-                Options {
-                    variant: Variant::ImageFast,
-                    mode,
-                },
-                &mut oi,
-            )
-            .map(|_| ())
-        }),
+        image_modes(gpu, &di, 2, Variant::ImageFast, &mut oi)?,
     )?;
     // Auto runs f32 images on image_patches, at every radius.
     for r in [1, 4] {
-        let m = b::mask(2, r).into_dimensionality::<ndarray::Ix2>()?;
         modes_of(
             "image_patches",
-            &format!("{side}x{side}x3"),
+            &size,
             r,
-            Box::new(|mode| {
-                gpu.correlate_image_device(
-                    &di,
-                    m.view(),
-                    Options {
-                        variant: Variant::ImagePatches,
-                        mode,
-                    },
-                    &mut oi,
-                )
-                .map(|_| ())
-            }),
+            image_modes(gpu, &di, r, Variant::ImagePatches, &mut oi)?,
         )?;
     }
     let img8 = Array3::from_elem((side, side, 3), 128u8);
     let di8 = gpu.upload_image(img8.view())?;
     let mut oi8 = gpu.alloc_image::<u8>(side, side, 3)?;
+    let size8 = format!("{side}x{side}x3 u8");
     // Auto runs u8 images on image_patches at r = 1 (its U8_AUTO_RADII below image_mma's).
-    let mi1 = b::mask(2, 1).into_dimensionality::<ndarray::Ix2>()?;
     modes_of(
         "image_patches",
-        &format!("{side}x{side}x3 u8"),
+        &size8,
         1,
-        Box::new(|mode| {
-            gpu.correlate_image_device(
-                &di8,
-                mi1.view(),
-                Options {
-                    variant: Variant::ImagePatches,
-                    mode,
-                },
-                &mut oi8,
-            )
-            .map(|_| ())
-        }),
+        image_modes(gpu, &di8, 1, Variant::ImagePatches, &mut oi8)?,
     )?;
     // At r = 4, its largest radius (Auto runs it from image_mma::AUTO_FROM_RADIUS).
-    let mi4 = b::mask(2, 4).into_dimensionality::<ndarray::Ix2>()?;
     modes_of(
         "image_mma",
-        &format!("{side}x{side}x3 u8"),
+        &size8,
         4,
-        Box::new(|mode| {
-            gpu.correlate_image_device(
-                &di8,
-                mi4.view(),
-                Options {
-                    variant: Variant::ImageMma,
-                    mode,
-                },
-                &mut oi8,
-            )
-            .map(|_| ())
-        }),
+        image_modes(gpu, &di8, 4, Variant::ImageMma, &mut oi8)?,
     )?;
     Ok(())
+}
+
+/// One image row of the modes table: `variant` correlating `input` into `output` with the
+/// benchmark's 2D mask of radius `r`, under the mode it is given.
+fn image_modes<'a, T: gpuconv::Pixel>(
+    gpu: &'a Gpu,
+    input: &'a DeviceImage<'_, T>,
+    r: usize,
+    variant: Variant,
+    output: &'a mut DeviceImage<'_, T>,
+) -> Result<Box<dyn FnMut(Mode) -> gpuconv::Result<()> + 'a>, ndarray::ShapeError> {
+    let m = b::mask(2, r).into_dimensionality::<ndarray::Ix2>()?;
+    Ok(Box::new(move |mode| {
+        gpu.correlate_image_device(input, m.view(), Options { variant, mode }, output)
+            .map(|_| ())
+    }))
 }
 
 /// f32 images of 1, 2 and 4 interleaved channels (the report's image cases have 3):
