@@ -646,7 +646,7 @@ pub unsafe fn bytes16<P: Pixel>(win: &Window<P>, raw: u32, tid: u32, threads: u3
 #[inline(always)]
 pub unsafe fn widen16<P: Pixel>(raw: u32, buf: u32, cells: u32, tid: u32, threads: u32) {
     sync_threads(); // every thread's copies landed
-    // SAFETY: every word landed (the barrier); the buffer holds `cells` floats.
+                    // SAFETY: every word landed (the barrier); the buffer holds `cells` floats.
     unsafe { widen_groups::<P>(raw, buf, cells / 4, tid, threads) }
 }
 
