@@ -50,6 +50,10 @@ pub struct Gpu {
     sm_count: u32,
     /// Blocks per SM of each (entry, shared bytes) that needed preparing (see `prepare`).
     occupancy: RefCell<HashMap<(String, u32), u32>>,
+    /// The shared memory each entry is opted in to (above 48 KiB): the most any launch of
+    /// it asked. One attribute a function, so an entry whose launches differ (an image
+    /// family's f32 and u8) keeps the largest, rather than the last, size.
+    shared_allowed: RefCell<HashMap<String, u32>>,
     _ctx: Context,
 }
 
@@ -70,6 +74,7 @@ impl Gpu {
             global_mask: RefCell::new(None),
             sm_count,
             occupancy: RefCell::new(HashMap::new()),
+            shared_allowed: RefCell::new(HashMap::new()),
             _ctx: ctx,
         })
     }
@@ -132,16 +137,21 @@ impl Gpu {
         Ok(addr)
     }
 
-    /// Readies `entry` for launches of `shape`'s block and shared memory, once per
-    /// (entry, shared bytes): opts in to shared memory above 48 KiB, and returns the
-    /// blocks per SM (occupancy), which sizes persistent grids.
+    /// Readies `entry` for launches of `shape`'s block and shared memory: opts in to
+    /// shared memory above 48 KiB (once per larger size), and returns the blocks per SM
+    /// (occupancy, once per (entry, shared bytes)), which sizes persistent grids.
     fn prepare(&self, entry: &str, f: &Function<'_>, shape: &LaunchShape) -> Result<u32> {
+        if shape.shared_bytes > DEFAULT_SHARED_LIMIT {
+            let mut allowed = self.shared_allowed.borrow_mut();
+            let at = allowed.entry(entry.to_string()).or_insert(0);
+            if *at < shape.shared_bytes {
+                allow_shared(entry, f, shape.shared_bytes)?; // occupancy counts only what is allowed
+                *at = shape.shared_bytes;
+            }
+        }
         let key = (entry.to_string(), shape.shared_bytes);
         if let Some(&n) = self.occupancy.borrow().get(&key) {
             return Ok(n);
-        }
-        if shape.shared_bytes > DEFAULT_SHARED_LIMIT {
-            allow_shared(entry, f, shape.shared_bytes)?; // occupancy counts only what is allowed
         }
         let b = shape.block;
         let n = f.max_active_blocks_per_multiprocessor(BlockSize::xyz(b.0, b.1, b.2), shape.shared_bytes as usize)?;

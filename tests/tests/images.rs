@@ -385,6 +385,37 @@ fn image_patches_runs_f32_and_u8_images() {
     image_patches_round::<u8>(&gpu, &[1, 3, 16], Variant::ImagePatches);
 }
 
+/// One entry launched with each pixel type's shared memory in turn, u8 first
+/// (`image_patches_c1_r4`: u8 tiles take more than f32's, both above 48 KiB): each launch
+/// runs with the opt-in it needs, whatever ran before (the driver keeps one size a
+/// function; a u8 launch after an f32 one failed with "invalid argument").
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn one_entry_takes_both_pixel_types_in_either_order() {
+    let gpu = gpu();
+    let m = random_array((9, 9), 31);
+    for round in 0..2 {
+        patches_once::<u8>(&gpu, m.view(), 32 + round);
+        patches_once::<f32>(&gpu, m.view(), 34 + round);
+    }
+}
+
+/// `image_patches` on a random 1-channel `T` image, checked against the reference.
+fn patches_once<T: Pixel>(gpu: &Gpu, m: ndarray::ArrayView2<f32>, seed: u64) {
+    let img = random_image::<T>((40, 50, 1), seed);
+    let (n, mut p) = upload_with_output(gpu, img.view(), None);
+    let opts = Options {
+        variant: Variant::ImagePatches,
+        mode: Mode::Zero,
+    };
+    gpu.correlate_image_device(&n, m, opts, &mut p).unwrap();
+    check_image_against_reference(p.to_host().unwrap().view(), img.view(), m, Mode::Zero)
+        .unwrap_or_else(|e| panic!("{:?} seed {seed}: {e}", T::KIND));
+}
+
 /// One round of [`image_patches_runs_f32_and_u8_images`] on `T` pixels: pitches of a
 /// row plus each of `extra` bytes and the driver's, run as `variant`, which must run
 /// image_patches.
