@@ -88,6 +88,7 @@ pub fn launch_shape(variant: Variant, shape: &[usize], radius: [u32; 3]) -> Resu
         extent: extent(shape)?,
         radius,
         channels: 1,
+        pixel_bytes: 4,
     };
     Ok((family.launch_shape)(&problem)?)
 }
@@ -486,6 +487,7 @@ impl Gpu {
             extent: extent(input.shape())?,
             radius: mask.radius,
             channels: 1,
+            pixel_bytes: 4,
         };
         // `input` and `output`, both borrowed for this call, have the shape
         // `problem.extent` (checked above); arrays are dense (no pitch).

@@ -467,6 +467,7 @@ impl Gpu {
             extent: [input.width as u32, input.height as u32, 1],
             radius: mask.radius,
             channels: input.channels as u32,
+            pixel_bytes: core::mem::size_of::<T>() as u32,
         };
         // `input` and `output`, both borrowed for this call, hold `height` rows of `width
         // · channels` pixels `pitch` bytes apart (checked at creation and above).

@@ -10,7 +10,8 @@
 use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv2d_fast::{
-    buffer_floats, min_blocks, pad, rows_per_thread, staged_w, stages, tile_h, QX, THREADS_X, THREADS_Y, TILE_W,
+    buffer_floats, byte_ghosts, byte_ring, min_blocks, pad, rows_per_thread, staged_w, stages, tile_h, BYTE_WORDS, QX,
+    THREADS_X, THREADS_Y, TILE_W,
 };
 
 const _: () = assert!(
@@ -47,6 +48,44 @@ unsafe fn compute<const R: u32, const C: u32, P: Pixel>(
     };
     // SAFETY: the kernel's contract covers p, w, h and row_pitch.
     unsafe { patch::store(&acc[0], k, p, row_pitch, w, h, x0 + QX * tx, y0 + ty * k) }
+}
+
+/// [`compute`] for a u8 tile staged as bytes in the raw slot at `raw` (rows `sw` bytes
+/// apart): each thread loads the words its window reads and widens them in registers
+/// (`device::widen_bytes`), so the tile is never widened into a buffer and the window
+/// loads a quarter of the shared bytes. Its ghost cells were staged as bytes: the fill
+/// of a constant mode is a byte value (`byte_ghosts`).
+///
+/// # Safety
+/// As [`compute`]; `raw` holds the tile's landed bytes.
+#[inline(always)]
+unsafe fn compute_bytes<const R: u32, const C: u32, P: Pixel>(
+    raw: u32,
+    p: *mut P,
+    (w, h, row_pitch): (u32, u32, u32),
+    (x0, y0): (u32, u32),
+) {
+    let k = rows_per_thread(R, C);
+    let (sw, pd) = (staged_w(R, C, 1), pad(R, C, 1));
+    let (tx, ty) = (thread_x(), thread_y());
+    let first = raw + (ty * k) * sw + QX * tx;
+    // The words holding the window's columns taps read: pd - R·C ..= pd + QX - 1 + R·C.
+    let (q0, q1) = ((pd - R * C) / 4, (pd + QX - 1 + R * C) / 4);
+    let mut acc = [patch::ZERO];
+    let (x, y) = (x0 + QX * tx, y0 + ty * k);
+    let tap = |_, fr: usize, fc: usize| Mask2d::get(fr * (2 * R as usize + 1) + fc);
+    patch::accumulate_rows::<R, C>(pd, k, R > 4, &mut acc, 1, tap, |i| {
+        let mut v = [0.0f32; 40];
+        for q in q0..=q1 {
+            // SAFETY: word q of the thread's window in staged row ty·k + i of the landed
+            // raw slot.
+            let word = unsafe { load_shared_u32(first + i * sw + 4 * q) };
+            v[4 * q as usize..4 * q as usize + 4].copy_from_slice(&widen_bytes(word));
+        }
+        v
+    });
+    // SAFETY: the kernel's contract covers p, w, h and row_pitch.
+    unsafe { patch::store(&acc[0], k, p, row_pitch, w, h, x, y) }
 }
 
 /// Bytes of a pixel: the staged geometry's (`layout::families::conv2d_fast::pad`).
@@ -93,8 +132,13 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
         unread: pd - R * C,
         inline_border: false,
     };
+    if byte_ring(R, bytes::<P>()) > 0 && byte_ghosts(a.mode, a.fill) {
+        // SAFETY: forwarded; u8 tiles at r <= 1 (a ring of raw slots), ghost cells bytes.
+        return unsafe { byte_tiles::<R, C, P>(a, grid, (w, h, row_pitch, plane_len), window, tid) };
+    }
     // Whether the tile in flight was copied as bytes (`stage::bytes16`): only with one
-    // buffer (r <= 2), where the tile staged is the tile landed; the bytes land in the raw
+    // buffer (r <= 2; at r <= 1 u8 tiles come here under a constant fill that is not a
+    // byte value), where the tile staged is the tile landed; the bytes land in the raw
     // area after the buffer.
     let bytes16 = core::cell::Cell::new(false);
     let raw = shared_addr(shared_f32()) + 4 * buffer_floats(R, C, bytes::<P>());
@@ -130,6 +174,81 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
             let out = p.wrapping_add(z as usize * plane_len);
             // SAFETY: the kernel's contract covers p and the extent; `s` is tile t's buffer.
             unsafe { compute::<R, C, P>(s, out, (w, h, row_pitch), (x0, y0)) }
+        },
+    )
+}
+
+/// [`tiles`] for u8 tiles at r <= 1: persistent blocks keep a ring of `byte_ring` raw
+/// slots, each a tile's bytes, and compute each tile from them ([`compute_bytes`]), so the
+/// next tiles' copies fly while a block filters one. Tiles inside the image with 16-byte
+/// aligned rows are copied as they are ([`stage::bytes16`]); at the borders the groups
+/// inside are ([`stage::bytes16_inside`]), and the rest staged cell by cell once the tile
+/// lands ([`stage::bytes16_edges`]); rows not 16-byte aligned are staged as bytes once
+/// their turn comes ([`stage::bytes_window`]), and wait for their loads.
+///
+/// # Safety
+/// As [`tiles`]; `grid` its tiles, `window(tile)` a tile's window.
+#[inline(always)]
+unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
+    a: &ConvArgs,
+    grid: [u32; 3],
+    (w, h, row_pitch, plane_len): (u32, u32, u32, usize),
+    window: impl Fn([u32; 3]) -> stage::Window<P>,
+    tid: u32,
+) {
+    let p = a.output as *mut P;
+    let slot = buffer_floats(R, C, 1) / 4;
+    // What a ghost cell that reads no element holds: a byte value (`byte_ghosts`).
+    let ghost = if a.mode == layout::mode::code::CONSTANT {
+        a.fill as u32
+    } else {
+        0
+    };
+    // Each row of tiles rotated by its row (`TileCursor::rotated`): the blocks on the
+    // image's left and right columns would otherwise stage a border tile in 4. The tile
+    // that lands is the tile computed next: one cursor for both.
+    let cursor = || TileCursor::rotated(grid, block_x(), grid_dim_x());
+    let (mut staged, computed) = (cursor(), core::cell::Cell::new(cursor()));
+    // How a tile is staged is worked out again from its window when it lands (a few
+    // uniform compares), rather than remembered per slot (bookkeeping that cost more).
+    pipelined_tiles(
+        byte_ring(R, 1),
+        grid[0] * grid[1] * grid[2],
+        slot,
+        #[inline(always)]
+        |_, at| {
+            let win = window(staged.advance());
+            if stage::by_bytes16(&win) {
+                // SAFETY: by_bytes16; the slot holds the window's bytes.
+                unsafe { stage::bytes16(&win, at, tid, THREADS) }
+            } else if stage::aligned16(&win) {
+                // SAFETY: aligned16; the slot holds the window's bytes.
+                unsafe { stage::bytes16_inside(&win, at, tid, THREADS) }
+            }
+        },
+        #[inline(always)]
+        |_, at| {
+            let win = window(computed.get().current());
+            if stage::by_bytes16(&win) {
+                // Copied whole: landed.
+            } else if stage::aligned16(&win) {
+                // SAFETY: the slot is this tile's, its inside groups landed (bytes16_inside).
+                unsafe { stage::bytes16_edges(&win, at, ghost, tid, THREADS) }
+            } else {
+                // SAFETY: the kernel's contract covers the plane; the slot holds the
+                // window's bytes and is this tile's.
+                unsafe { stage::bytes_window::<P, { BYTE_WORDS as usize }>(&win, at, ghost, tid, THREADS) }
+            }
+        },
+        #[inline(always)]
+        |_, s| {
+            let mut cursor = computed.get();
+            let [tx, ty, z] = cursor.advance();
+            computed.set(cursor);
+            let (x0, y0) = (tx * TILE_W, ty * tile_h(R, C));
+            let out = p.wrapping_add(z as usize * plane_len);
+            // SAFETY: the slot's bytes landed before the barrier.
+            unsafe { compute_bytes::<R, C, P>(shared_addr(s), out, (w, h, row_pitch), (x0, y0)) }
         },
     )
 }

@@ -778,11 +778,15 @@ pub fn pipelined_tiles(
 /// Walks the tiles `first, first + step, ...` of a grid of `n[0] × n[1] × n[2]` tiles (x
 /// fastest) as `pipelined_tiles` visits them, yielding each tile's coordinates without a
 /// division per tile: the first tile and the step are split into coordinates once, then
-/// added with carries.
+/// added with carries. [`Self::rotated`] shifts each row of tiles by its row index.
+#[derive(Clone, Copy)]
 pub struct TileCursor {
     n: [u32; 3],
     step: [u32; 3],
     at: [u32; 3],
+    /// Rotating: the current row's index over the whole grid (`y + z·n[1]`) modulo
+    /// `n[0]`, and the rows a step moves on by, modulo `n[0]`; `None`: not rotating.
+    shift: Option<(u32, u32)>,
 }
 
 impl TileCursor {
@@ -801,25 +805,64 @@ impl TileCursor {
             n,
             step: Self::split(n, step),
             at: Self::split(n, first),
+            shift: None,
         }
+    }
+
+    /// [`Self::new`], but row `j` of the grid's rows (`y + z·n[1]`) yields its tiles'
+    /// columns shifted by `j mod n[0]` (wrapping): a persistent block's tiles, the grid's
+    /// blocks apart, then cover every column rather than keep to a few (528 blocks over
+    /// 192 columns: 4). The shift is carried like the coordinates, with no division per
+    /// tile (two of them a tile cost u8 `image_patches` about 120 instructions a thread).
+    #[inline(always)]
+    pub fn rotated(n: [u32; 3], first: u32, step: u32) -> Self {
+        let nx = n[0].max(1); // (never 0: no division-by-zero path)
+        TileCursor {
+            shift: Some(((first / nx) % nx, (step / nx) % nx)),
+            ..Self::new(n, first, step)
+        }
+    }
+
+    /// The current tile's coordinates.
+    #[inline(always)]
+    pub fn current(&self) -> [u32; 3] {
+        let mut cur = self.at;
+        if let Some((shift, _)) = self.shift {
+            // cur[0], shift < n[0]: one subtraction keeps the sum below n[0].
+            let shifted = cur[0] + shift;
+            cur[0] = if shifted >= self.n[0] {
+                shifted - self.n[0]
+            } else {
+                shifted
+            };
+        }
+        cur
     }
 
     /// The current tile's coordinates, then moves on by one step.
     #[inline(always)]
     pub fn advance(&mut self) -> [u32; 3] {
-        let cur = self.at;
-        let mut x = cur[0] + self.step[0];
-        let mut y = cur[1] + self.step[1];
+        let cur = self.current();
+        let [x0, y0, z0] = self.at;
+        let mut x = x0 + self.step[0];
+        let mut y = y0 + self.step[1];
+        let mut carry = 0;
         if x >= self.n[0] {
             x -= self.n[0];
             y += 1;
+            carry = 1;
         }
-        let mut z = cur[2] + self.step[2];
+        let mut z = z0 + self.step[2];
         if y >= self.n[1] {
             y -= self.n[1];
             z += 1;
         }
         self.at = [x, y, z];
+        if let Some((shift, rows)) = self.shift {
+            // shift, rows < n[0]: one subtraction keeps the sum below n[0].
+            let next = shift + rows + carry;
+            self.shift = Some((if next >= self.n[0] { next - self.n[0] } else { next }, rows));
+        }
         cur
     }
 }

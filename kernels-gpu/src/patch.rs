@@ -108,11 +108,28 @@ pub unsafe fn accumulate<const R: u32, const S: u32>(
     planes: u32,
     tap: impl Fn(usize, usize, usize) -> f32,
 ) {
+    // Staged row i holds input row (its first output row - R + i).
+    // SAFETY: inside the window (the function's contract).
+    let row = |i: u32| unsafe { window::<40>(s.wrapping_add((i * sw) as usize), QX + 2 * pd) };
+    accumulate_rows::<R, S>(pd, k, roll_rows, acc, planes, tap, row)
+}
+
+/// [`accumulate`] over windows `row(i)` (row `i` of the `k + 2R`, its floats from `pd`
+/// before the patch; only those taps read need be set), wherever they come from:
+/// `image_patches` widens u8 rows in registers (`conv2d_fast::compute_bytes`).
+#[inline(always)]
+pub fn accumulate_rows<const R: u32, const S: u32>(
+    pd: u32,
+    k: u32,
+    roll_rows: bool,
+    acc: &mut [Acc],
+    planes: u32,
+    tap: impl Fn(usize, usize, usize) -> f32,
+    row: impl Fn(u32) -> [f32; 40],
+) {
     let rows = if roll_rows { opaque(k + 2 * R) } else { k + 2 * R };
     for i in 0..rows {
-        // Staged row i holds input row (its first output row - R + i).
-        // SAFETY: inside the window (the function's contract).
-        let v = unsafe { window::<40>(s.wrapping_add((i * sw) as usize), QX + 2 * pd) };
+        let v = row(i);
         for j in 0..planes {
             // Input row i feeds output row o through mask row fr = i - o.
             for o in 0..k {

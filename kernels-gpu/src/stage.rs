@@ -599,17 +599,108 @@ pub unsafe fn window<P: Pixel>(win: Window<P>, buf: u32, tid: u32, threads: u32)
     unsafe { staged(win, buf, None, tid, threads) }
 }
 
-/// Whether [`bytes16`] stages `win`: byte pixels (u8) in a window wholly inside the
-/// plane whose rows, first column and width are 16-pixel aligned, as is the plane.
+/// Whether [`bytes16`] stages `win`: an [`aligned16`] window wholly inside the plane.
 #[inline(always)]
 pub fn by_bytes16<P: Pixel>(win: &Window<P>) -> bool {
+    aligned16(win) && interior(win)
+}
+
+/// Whether `win` holds byte pixels (u8) whose rows, first column and width are 16-pixel
+/// aligned, as is the plane: its 16-byte groups inside the plane can be copied as they
+/// are ([`bytes16`], [`bytes16_inside`]).
+#[inline(always)]
+pub fn aligned16<P: Pixel>(win: &Window<P>) -> bool {
     P::RAW
         && core::mem::size_of::<P>() == 1
-        && interior(win)
+        && !win.ghost
         && win.row_pitch.is_multiple_of(16)
         && win.gx0.is_multiple_of(16)
         && win.sw.is_multiple_of(16)
         && (win.plane as usize).is_multiple_of(16)
+}
+
+/// Row `sy` (from `gy0`) and the column of the 16-byte group `c` (from `gx0`) of `win`,
+/// and whether its 16 cells lie wholly inside the plane.
+#[inline(always)]
+fn group16<P>(win: &Window<P>, sy: u32, c: u32) -> (u32, u32, bool) {
+    let (x, y) = (win.gx0.wrapping_add(16 * c), win.gy0.wrapping_add(sy));
+    (x, y, y < win.h && x < win.w && win.w - x >= 16)
+}
+
+/// The u8 cell of `win` at column `x` of row `y`: the element the mode maps it to, or
+/// `ghost` where it reads none.
+///
+/// # Safety
+/// `win.plane` holds the window's plane of u8 (`h` rows of `w` elements `row_pitch` apart).
+#[inline(always)]
+unsafe fn cell<P>(win: &Window<P>, x: u32, y: u32, ghost: u32) -> u32 {
+    let off = source(win.mode, x, y, win.w, win.h, win.channels, win.row_pitch);
+    if off == u32::MAX {
+        ghost
+    } else {
+        // SAFETY: the offset lies inside the plane (inside, or mapped into it).
+        unsafe { load_global_u8((win.plane as *const u8).wrapping_add(off as usize)) }
+    }
+}
+
+/// Starts the copies of the 16-byte groups of an [`aligned16`] window at the plane's
+/// borders that lie wholly inside the plane, as [`bytes16`] copies a window inside it;
+/// [`bytes16_edges`] stages the others once this thread's copies landed. Every thread of
+/// the block calls it.
+///
+/// # Safety
+/// As [`window`], `aligned16(&win)`; `raw` holds `sw·sh` shared bytes, 16-byte aligned.
+#[inline(always)]
+pub unsafe fn bytes16_inside<P: Pixel>(win: &Window<P>, raw: u32, tid: u32, threads: u32) {
+    let (f, plane) = (win.sw / 16, win.plane as *const u8);
+    let mut q = tid;
+    while q < f * win.sh {
+        let (sy, c) = row_col(q, f);
+        let (x, y, inside) = group16(win, sy, c);
+        if inside {
+            let src = plane.wrapping_add((y * win.row_pitch + x) as usize);
+            // SAFETY: 16 bytes of a row inside the plane, 16-byte aligned (aligned16);
+            // group q of the raw slot, 16-byte aligned.
+            unsafe { cp_async_f4(raw + 16 * q, src as *const f32, 16) }
+        }
+        q += threads;
+    }
+}
+
+/// Stages the 16-byte groups of an [`aligned16`] window that [`bytes16_inside`] did not
+/// copy, cell by cell ([`cell`]: `ghost` is 0, or a constant fill that is a byte value);
+/// cells no tap reads (`unread` at either end of a row) are 0. A border window has few such groups (a row of them
+/// above or below the plane, one a row beside it). Loads that wait: done when it
+/// returns (the caller's barrier publishes it). Every thread of the block calls it.
+///
+/// # Safety
+/// As [`bytes16_inside`] for the same window and slot.
+#[inline(always)]
+pub unsafe fn bytes16_edges<P: Pixel>(win: &Window<P>, raw: u32, ghost: u32, tid: u32, threads: u32) {
+    let f = win.sw / 16;
+    let mut q = tid;
+    while q < opaque(f * win.sh) {
+        let (sy, c) = row_col(q, f);
+        let (x, y, inside) = group16(win, sy, c);
+        if !inside {
+            // Word by word, rolled (unrolled, the mapping was most of the kernel's code).
+            let mut j = 0;
+            while j < opaque(4) {
+                let mut word = 0;
+                for k in 0..4 {
+                    let sx = 16 * c + 4 * j + k;
+                    if sx >= win.unread && sx < win.sw - win.unread {
+                        // SAFETY: the window's plane (the function's contract).
+                        word |= unsafe { cell(win, x.wrapping_add(4 * j + k), y, ghost) } << (8 * k);
+                    }
+                }
+                // SAFETY: word j of group q of the raw slot.
+                unsafe { store_shared(raw + 16 * q + 4 * j, f32::from_bits(word)) };
+                j += 1;
+            }
+        }
+        q += threads;
+    }
 }
 
 /// Starts the copies of a [`by_bytes16`] window as it is, 16 bytes a copy, into the raw
@@ -630,6 +721,66 @@ pub unsafe fn bytes16<P: Pixel>(win: &Window<P>, raw: u32, tid: u32, threads: u3
         // q of the raw area, 16-byte aligned.
         unsafe { cp_async_f4(raw + 16 * q, src as *const f32, 16) }
         q += threads;
+    }
+}
+
+/// Stages `win` of u8 pixels as bytes into the raw slot at shared address `raw` (rows
+/// `sw` bytes apart), where [`bytes16`] does not take it (at the image's borders, or rows
+/// not 16-byte aligned): a word of 4 cells a thread at a time, one load where the 4 lie
+/// in the row and the word is aligned, else cell by cell: the element the mode maps the
+/// cell to, or `ghost` where it reads none (0, or a constant fill that is a byte value).
+/// Loads that wait, all of a thread's `N` words' before its first store (one
+/// latency a window rather than one a word): done when it returns (the caller's barrier
+/// publishes it). Every thread of the block calls it.
+///
+/// # Safety
+/// As [`window`] with `P` u8; `raw` holds `sw·sh` shared bytes, 4-byte aligned;
+/// `N · threads >= sw·sh / 4`.
+#[inline(always)]
+pub unsafe fn bytes_window<P: Pixel, const N: usize>(win: &Window<P>, raw: u32, ghost: u32, tid: u32, threads: u32) {
+    let plane = win.plane as *const u8;
+    let f = win.sw / 4;
+    // Word g's row, column and address, and whether it is one aligned load.
+    let at = |g: u32| {
+        let (sy, c) = row_col(g, f);
+        let (x, y) = (win.gx0.wrapping_add(4 * c), win.gy0.wrapping_add(sy));
+        let p = plane.wrapping_add((y * win.row_pitch + x) as usize);
+        let whole = y < win.h && x < win.w && win.w - x >= 4 && (p as usize).is_multiple_of(4);
+        (x, y, p, whole)
+    };
+    let mut words = [0u32; N];
+    for (j, word) in words.iter_mut().enumerate() {
+        let g = tid + j as u32 * threads;
+        if g < f * win.sh {
+            let (_, _, p, whole) = at(g);
+            if whole {
+                // SAFETY: 4 bytes of a row inside the plane, 4-byte aligned.
+                *word = unsafe { load_global_u32(p) };
+            }
+        }
+    }
+    for (j, &word) in words.iter().enumerate() {
+        let g = tid + j as u32 * threads;
+        if g < f * win.sh {
+            // SAFETY: word g of the raw slot.
+            unsafe { store_shared(raw + 4 * g, f32::from_bits(word)) };
+        }
+    }
+    // The words that are not one aligned load, cell by cell, in a rolled loop (unrolled
+    // for each word, the mapping was most of the kernel's code).
+    let mut g = tid;
+    while g < opaque(f * win.sh) {
+        let (x, y, _, whole) = at(g);
+        if !whole {
+            let mut word = 0;
+            for k in 0..4 {
+                // SAFETY: the window's plane (the function's contract).
+                word |= unsafe { cell(win, x.wrapping_add(k), y, ghost) } << (8 * k);
+            }
+            // SAFETY: word g of the raw slot.
+            unsafe { store_shared(raw + 4 * g, f32::from_bits(word)) };
+        }
+        g += threads;
     }
 }
 

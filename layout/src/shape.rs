@@ -85,6 +85,9 @@ pub struct Problem {
     pub radius: [u32; 3],
     /// Interleaved channels per element: 1 but for images.
     pub channels: u32,
+    /// Bytes of a pixel: 4 but for u8 images (whose tiles `image_patches` lays out and
+    /// pipelines its own way).
+    pub pixel_bytes: u32,
 }
 
 impl Problem {

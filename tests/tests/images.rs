@@ -431,9 +431,13 @@ fn image_patches_round<T: Pixel>(gpu: &Gpu, extra: &[usize], variant: Variant) {
                 .chain([(3, 9)])
                 .map(|(ky, kx)| random_array((ky, kx), 800 + (ky * 10 + kx) as u64));
             for m in masks {
+                // Constant fills a byte value and not (u8 at r <= 1: tiles staged as
+                // bytes, or through f32).
                 for mode in [
                     Mode::Zero,
                     Mode::Constant(-0.75),
+                    Mode::Constant(7.0),
+                    Mode::Constant(255.0),
                     Mode::Nearest,
                     Mode::Reflect,
                     Mode::Mirror,

@@ -94,12 +94,68 @@ pub const fn raw_floats(r: u32, c: u32, bytes: u32) -> u32 {
     }
 }
 
+/// Raw slots in the ring of u8 tiles computed from their bytes, at r <= 1 (0 elsewhere):
+/// `image_patches`' persistent blocks copy the next tiles' bytes while they filter one,
+/// each thread widening the words its window reads in registers
+/// (`conv2d_fast::compute_bytes`). Every tile is staged as bytes, border tiles with their
+/// ghost cells (`stage::bytes16_edges`), where those are bytes ([`byte_ghosts`]); else
+/// the tiles take the f32 path. H200, 8192² × 3 u8, r = 1: see
+/// `image_patches::U8_AUTO_RADII`.
+#[inline]
+pub const fn byte_ring(r: u32, bytes: u32) -> u32 {
+    if bytes == 1 && r <= 1 {
+        BYTE_RING
+    } else {
+        0
+    }
+}
+
+/// Depth of the ring of raw slots.
+pub const BYTE_RING: u32 = 3;
+
+/// Words of a tile's bytes a thread stages at most (`stage::bytes_window`, 256 threads).
+pub const BYTE_WORDS: u32 = 11;
+
+// Every byte-ring tile's words fit `BYTE_WORDS` a thread.
+const _: () = {
+    let mut c = 1;
+    while c <= 4 {
+        let mut r = 0;
+        while r <= 1 {
+            assert!(staged_w(r, c, 1) / 4 * (tile_h(r, c) + 2 * r) <= BYTE_WORDS * THREADS_X * THREADS_Y);
+            r += 1;
+        }
+        c += 1;
+    }
+};
+
+/// Whether the ghost cells of a u8 tile are bytes under ghost-cell mode `mode` (a
+/// `layout::mode::code`) and constant fill `fill`: every mode but a constant whose fill
+/// is not a byte value (0 to 255), whose tiles take the f32 path ([`byte_ring`]).
+#[inline]
+pub fn byte_ghosts(mode: u32, fill: f32) -> bool {
+    mode != crate::mode::code::CONSTANT || ((0.0..=255.0).contains(&fill) && fill as u8 as f32 == fill)
+}
+
 /// Shared floats a block needs: `stages` tile buffers and the raw area (above 48 KiB the
-/// host opts in).
+/// host opts in); the ring of raw slots, where u8 tiles take it, fits inside.
 #[inline]
 pub const fn shared_floats(r: u32, c: u32, bytes: u32) -> u32 {
     stages(r, c) * buffer_floats(r, c, bytes) + raw_floats(r, c, bytes)
 }
+
+// The ring of raw slots fits the shared memory of the f32 path beside it.
+const _: () = {
+    let mut c = 1;
+    while c <= 4 {
+        let mut r = 0;
+        while r <= 1 {
+            assert!(byte_ring(r, 1) * buffer_floats(r, c, 1) / 4 <= shared_floats(r, c, 1));
+            r += 1;
+        }
+        c += 1;
+    }
+};
 
 /// Blocks per SM each entry's launch bounds ask for (2 blocks = 128 registers, 4 = 64,
 /// 5 = 48): what the radius needs for latency hiding.
@@ -155,18 +211,18 @@ pub const FAMILY: Family = Family {
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
     let [w, h, planes] = p.extent;
-    launch(tiles(w as usize, h, r, 1)? * planes as usize, r, shared_floats(r, 1, 4))
+    launch(tiles(w as usize, h, r, 1)? * planes as usize, persistent(r), shared_floats(r, 1, 4))
 }
 
-/// The launch of `tiles` tiles at radius `r` with `shared_floats` floats of buffers (this
-/// family's and `image_patches`'): one block per tile in a 1D grid (persistent radii: the
-/// host caps it at the blocks resident at once, which loop over the tiles in order).
-pub fn launch(tiles: usize, r: u32, shared_floats: u32) -> Result<LaunchShape, ShapeError> {
+/// The launch of `tiles` tiles with `shared_floats` floats of buffers (this family's and
+/// `image_patches`'): one block per tile in a 1D grid (`persistent`: the host caps it at
+/// the blocks resident at once, which loop over the tiles in order).
+pub fn launch(tiles: usize, persistent: bool, shared_floats: u32) -> Result<LaunchShape, ShapeError> {
     Ok(LaunchShape {
         grid: (blocks(tiles, 1, MAX_GRID_X)?, 1, 1),
         block: (THREADS_X, THREADS_Y, 1),
         shared_bytes: shared_floats * 4,
-        persistent: persistent(r),
+        persistent,
         depth: None,
     })
 }

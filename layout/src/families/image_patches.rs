@@ -18,29 +18,21 @@ pub const MAX_RADIUS: u32 = 4;
 /// 8192² × 3 u8, µs (twenty-fourth session, runs 1 and 2), image_patches against
 /// image_mma and image_fast (fifteenth session): r = 1 218.2 / 230.2 / 350.8, r = 2
 /// 323.2 / 288.7 / 492.5, r = 3 842.5 / 332.2 / 695.7 (from r = 3 its u8 tiles are
-/// staged with 4-byte loads that wait: `stage::bytes16` takes one buffer only).
+/// staged with 4-byte loads that wait: `stage::bytes16` takes one buffer only). Since the
+/// twenty-sixth session every u8 tile at r <= 1 is staged as bytes in a ring
+/// (`conv2d_fast::byte_ring`): r = 1 219.2 -> 201.3 µs (its A/B run 7).
 pub const U8_AUTO_RADII: core::ops::RangeInclusive<u32> = 1..=2;
 /// Largest compiled channel count.
 pub const MAX_CHANNELS: u32 = 4;
 
-/// Shared floats a block takes: the launch does not know the pixel type, so the larger of
-/// the f32 and the u8 buffers (u8 windows start 16-pixel aligned: `conv2d_fast::pad`).
-pub const fn buffers(r: u32, c: u32) -> u32 {
-    let (f, b) = (shared_floats(r, c, 4), shared_floats(r, c, 1));
-    if f > b {
-        f
-    } else {
-        b
-    }
-}
-
-// Every entry's buffers fit the blocks per SM its launch bounds ask for.
+// Every entry's buffers fit the blocks per SM its launch bounds ask for, f32 and u8.
 const _: () = {
     let mut r = 0;
     while r <= MAX_RADIUS {
         let mut c = 1;
         while c <= MAX_CHANNELS {
-            assert!(super::shared_fits(4 * buffers(r, c), min_blocks(r, c)));
+            assert!(super::shared_fits(4 * shared_floats(r, c, 4), min_blocks(r, c)));
+            assert!(super::shared_fits(4 * shared_floats(r, c, 1), min_blocks(r, c)));
             c += 1;
         }
         r += 1;
@@ -70,6 +62,7 @@ pub const FAMILY: Family = Family {
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
     let [w, h, _] = p.extent;
-    let floats = w as usize * p.channels as usize;
-    tiles::launch(tiles::tiles(floats, h, r, p.channels)?, r, buffers(r, p.channels))
+    let (floats, c, bytes) = (w as usize * p.channels as usize, p.channels, p.pixel_bytes);
+    let persistent = tiles::persistent(r) || tiles::byte_ring(r, bytes) > 0;
+    tiles::launch(tiles::tiles(floats, h, r, c)?, persistent, shared_floats(r, c, bytes))
 }
