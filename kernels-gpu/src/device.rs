@@ -397,6 +397,19 @@ pub fn widen_bytes(w: u32) -> [f32; 4] {
     [b(0), b(1), b(2), b(3)]
 }
 
+/// The 4 bytes of `w` as floats through the conversion pipe: one `I2F.U8` a byte (ptxas
+/// selects the byte), against [`widen_bytes`]' `PRMT` and `FADD`: half the issue slots,
+/// at a quarter of the rate (`conv2d_fast::compute_bytes` mixes the two).
+#[inline(always)]
+pub fn widen_bytes_cvt(w: u32) -> [f32; 4] {
+    [
+        (w & 0xff) as f32,
+        ((w >> 8) & 0xff) as f32,
+        ((w >> 16) & 0xff) as f32,
+        (w >> 24) as f32,
+    ]
+}
+
 /// A float rounded to nearest (ties to even) and saturated to 0..=255, NaN to 0
 /// (`cvt.rni.sat.u8.f32`, what NPP's 8-bit filters do), in the low byte: callers read
 /// only that byte (`st.global.u8`, [`prmt`]), so no mask is spent on the others.
