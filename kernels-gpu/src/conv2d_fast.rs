@@ -10,8 +10,8 @@
 use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv2d_fast::{
-    buffer_floats, byte_ghosts, byte_ring, min_blocks, pad, rows_per_thread, staged_w, stages, tile_h, BYTE_WORDS, QX,
-    THREADS_X, THREADS_Y, TILE_W,
+    buffer_floats, byte_ghosts, byte_ring, min_blocks, pad, raw_floats, rows_per_thread, staged_w, stages, tile_h,
+    BYTE_WORDS, QX, THREADS_X, THREADS_Y, TILE_W,
 };
 
 const _: () = assert!(
@@ -205,7 +205,8 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
     tid: u32,
 ) {
     let p = a.output as *mut P;
-    let slot = buffer_floats(R, C, 1) / 4;
+    // A slot holds a tile's bytes: its raw area.
+    let slot = raw_floats(R, C, 1);
     // What a ghost cell that reads no element holds: a byte value (`byte_ghosts`).
     let ghost = if a.mode == layout::mode::code::CONSTANT {
         a.fill as u32

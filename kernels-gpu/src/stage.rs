@@ -669,9 +669,10 @@ pub unsafe fn bytes16_inside<P: Pixel>(win: &Window<P>, raw: u32, tid: u32, thre
 
 /// Stages the 16-byte groups of an [`aligned16`] window that [`bytes16_inside`] did not
 /// copy, cell by cell ([`cell`]: `ghost` is 0, or a constant fill that is a byte value);
-/// cells no tap reads (`unread` at either end of a row) are 0. A border window has few such groups (a row of them
-/// above or below the plane, one a row beside it). Loads that wait: done when it
-/// returns (the caller's barrier publishes it). Every thread of the block calls it.
+/// cells no tap reads (`unread` at either end of a row) are 0. A border window has few
+/// such groups (a row of them above or below the plane, one a row beside it). Loads that
+/// wait: done when it returns (the caller's barrier publishes it). Every thread of the
+/// block calls it.
 ///
 /// # Safety
 /// As [`bytes16_inside`] for the same window and slot.
@@ -796,8 +797,9 @@ pub unsafe fn bytes_window<P: Pixel, const N: usize>(win: &Window<P>, raw: u32, 
 /// landed; `buf` holds `cells` shared floats, 16-byte aligned.
 #[inline(always)]
 pub unsafe fn widen16<P: Pixel>(raw: u32, buf: u32, cells: u32, tid: u32, threads: u32) {
-    sync_threads(); // every thread's copies landed
-                    // SAFETY: every word landed (the barrier); the buffer holds `cells` floats.
+    // Every thread's copies landed.
+    sync_threads();
+    // SAFETY: every word landed (the barrier); the buffer holds `cells` floats.
     unsafe { widen_groups::<P>(raw, buf, cells / 4, tid, threads) }
 }
 

@@ -116,19 +116,6 @@ pub const BYTE_RING: u32 = 3;
 /// Words of a tile's bytes a thread stages at most (`stage::bytes_window`, 256 threads).
 pub const BYTE_WORDS: u32 = 11;
 
-// Every byte-ring tile's words fit `BYTE_WORDS` a thread.
-const _: () = {
-    let mut c = 1;
-    while c <= 4 {
-        let mut r = 0;
-        while r <= 1 {
-            assert!(staged_w(r, c, 1) / 4 * (tile_h(r, c) + 2 * r) <= BYTE_WORDS * THREADS_X * THREADS_Y);
-            r += 1;
-        }
-        c += 1;
-    }
-};
-
 /// Whether the ghost cells of a u8 tile are bytes under ghost-cell mode `mode` (a
 /// `layout::mode::code`) and constant fill `fill`: every mode but a constant whose fill
 /// is not a byte value (0 to 255), whose tiles take the f32 path ([`byte_ring`]).
@@ -144,13 +131,16 @@ pub const fn shared_floats(r: u32, c: u32, bytes: u32) -> u32 {
     stages(r, c) * buffer_floats(r, c, bytes) + raw_floats(r, c, bytes)
 }
 
-// The ring of raw slots fits the shared memory of the f32 path beside it.
+// Every byte-ring tile: a slot is its raw area, the words a thread stages fit
+// `BYTE_WORDS`, and the ring fits the shared memory of the f32 path beside it.
 const _: () = {
     let mut c = 1;
     while c <= 4 {
         let mut r = 0;
         while r <= 1 {
-            assert!(byte_ring(r, 1) * buffer_floats(r, c, 1) / 4 <= shared_floats(r, c, 1));
+            assert!(byte_ring(r, 1) > 0 && raw_floats(r, c, 1) == buffer_floats(r, c, 1) / 4);
+            assert!(staged_w(r, c, 1) / 4 * (tile_h(r, c) + 2 * r) <= BYTE_WORDS * THREADS_X * THREADS_Y);
+            assert!(byte_ring(r, 1) * raw_floats(r, c, 1) <= shared_floats(r, c, 1));
             r += 1;
         }
         c += 1;
