@@ -786,3 +786,65 @@ fn rank1_3d_masks_run_separable_given_or_detected() {
         Err(gpuconv::Error::NotSeparable { .. })
     ));
 }
+
+/// Infinities and NaN in the input: the separable kernel, whose two passes multiply in
+/// another order than the reference's one sum, and `conv2d_fast` give NaN, +inf and -inf where the f64
+/// reference does, and agrees elsewhere (a faster pass must keep this: the twenty-seventh
+/// session's tensor-core row pass, whose Toeplitz band meets inputs with zero taps, had to
+/// fall back to FFMAs on them).
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn separable_and_fast_2d_keep_the_references_inf_and_nan() {
+    let gpu = gpu();
+    let cases = [
+        (Variant::Conv2dSeparable, 2usize),
+        (Variant::Conv2dSeparable, 8),
+        (Variant::Conv2dSeparable, 16),
+        (Variant::Conv2dSeparable, 32),
+        (Variant::Conv2dFast, 1),
+        (Variant::Conv2dFast, 3),
+        (Variant::Conv2dFast, 8),
+    ];
+    for (i, (variant, r)) in cases.into_iter().enumerate() {
+        let mut n = random_array((150, 300), 200 + i as u64);
+        n[[40, 100]] = f32::INFINITY;
+        n[[41, 200]] = f32::NEG_INFINITY;
+        n[[120, 37]] = f32::NAN;
+        // Positive taps: an inf keeps its sign through the sums.
+        let col = random_array(2 * r + 1, 210 + i as u64).mapv(|v| v.abs() + 0.25);
+        let row = random_array(2 * r + 1, 220 + i as u64).mapv(|v| v.abs() + 0.25);
+        let full = ndarray::Array2::from_shape_fn((2 * r + 1, 2 * r + 1), |(y, x)| col[y] * row[x]);
+        let got = gpu
+            .correlate(
+                n.view(),
+                full.view(),
+                Options {
+                    variant: Variant::Conv2dSeparable,
+                    mode: Mode::Zero,
+                },
+            )
+            .unwrap();
+        let want = reference::correlate(n.view(), full.view(), Mode::Zero);
+        let (mut nan, mut inf) = (0, 0);
+        for (g, w) in got.iter().zip(&want) {
+            // Precision is the proptests' business; here, where each output is not finite.
+            let agrees = if w.is_nan() {
+                nan += 1;
+                g.is_nan()
+            } else if w.is_infinite() {
+                inf += 1;
+                g == w
+            } else {
+                (g - w).abs() <= 1e-3 * (1.0 + w.abs())
+            };
+            assert!(agrees, "{variant} r = {r}: got {g}, reference {w}");
+        }
+        assert!(
+            nan > 0 && inf > 0,
+            "r = {r}: the case must reach both ({nan} NaN, {inf} inf)"
+        );
+    }
+}
