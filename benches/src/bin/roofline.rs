@@ -43,6 +43,9 @@ struct Args {
     /// Skip the modes and batch tables (profiling runs).
     #[arg(long)]
     no_tables: bool,
+    /// Radii of the separable 2D case (A/B runs that look for a crossover).
+    #[arg(long, value_delimiter = ',', default_value = "2,4,8,16,32")]
+    separable_radii: Vec<usize>,
 }
 
 /// What a case is, for matching with the peers' lines.
@@ -245,7 +248,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         bytes,
         copy_us,
     };
-    for r in [2usize, 4, 8, 16, 32] {
+    for &r in &a.separable_radii {
         let k = 2 * r + 1;
         let col = ndarray::Array1::from_shape_fn(k, |i| (1.0 + b::value(i as u64, 8).abs()) / k as f32);
         let row = ndarray::Array1::from_shape_fn(k, |i| (1.0 + b::value(i as u64, 9).abs()) / k as f32);
