@@ -822,7 +822,7 @@ fn separable_and_fast_2d_keep_the_references_inf_and_nan() {
                 n.view(),
                 full.view(),
                 Options {
-                    variant: Variant::Conv2dSeparable,
+                    variant,
                     mode: Mode::Zero,
                 },
             )
@@ -844,7 +844,7 @@ fn separable_and_fast_2d_keep_the_references_inf_and_nan() {
         }
         assert!(
             nan > 0 && inf > 0,
-            "r = {r}: the case must reach both ({nan} NaN, {inf} inf)"
+            "{variant} r = {r}: the case must reach both ({nan} NaN, {inf} inf)"
         );
     }
 }
