@@ -214,15 +214,25 @@ pub struct RateArgs {
 /// Each warpgroup: `iters` rounds of 9 K-chunks x 3 products into 8 accumulator sets, B
 /// from a band of 80 k x 16 n in shared memory (descriptor moved along K per chunk).
 #[no_mangle]
-pub unsafe extern "gpu-kernel" fn wg_rate0(p: RateArgs) { rate::<0>(p) }
+pub unsafe extern "gpu-kernel" fn wg_rate0(p: RateArgs) {
+    rate::<0>(p)
+}
 #[no_mangle]
-pub unsafe extern "gpu-kernel" fn wg_rate1(p: RateArgs) { rate::<1>(p) }
+pub unsafe extern "gpu-kernel" fn wg_rate1(p: RateArgs) {
+    rate::<1>(p)
+}
 #[no_mangle]
-pub unsafe extern "gpu-kernel" fn wg_rate2(p: RateArgs) { rate::<2>(p) }
+pub unsafe extern "gpu-kernel" fn wg_rate2(p: RateArgs) {
+    rate::<2>(p)
+}
 #[no_mangle]
-pub unsafe extern "gpu-kernel" fn wg_rate3(p: RateArgs) { rate::<3>(p) }
+pub unsafe extern "gpu-kernel" fn wg_rate3(p: RateArgs) {
+    rate::<3>(p)
+}
 #[no_mangle]
-pub unsafe extern "gpu-kernel" fn wg_rate4(p: RateArgs) { rate::<4>(p) }
+pub unsafe extern "gpu-kernel" fn wg_rate4(p: RateArgs) {
+    rate::<4>(p)
+}
 
 #[inline(always)]
 fn rate<const MODE: u32>(p: RateArgs) {
@@ -243,7 +253,12 @@ fn rate<const MODE: u32>(p: RateArgs) {
     let bsbo = 20 * 128;
     let abase = base + 16 * 80 * 4;
     let asbo = 20 * 128;
-    let a0 = [t ^ 0x3f80_0000, t.wrapping_mul(3) ^ 0x3f00_0000, 0x3e80_0000, 0x3f00_0000 + wg];
+    let a0 = [
+        t ^ 0x3f80_0000,
+        t.wrapping_mul(3) ^ 0x3f00_0000,
+        0x3e80_0000,
+        0x3f00_0000 + wg,
+    ];
     let a1 = [a0[1], a0[2], a0[3], a0[0]];
     let a2 = [a0[2], a0[3], a0[0], a0[1]];
     let mut acc = [[0.0f32; 8]; 8];
@@ -254,9 +269,15 @@ fn rate<const MODE: u32>(p: RateArgs) {
     macro_rules! rounds {
         ($body:expr) => {
             for _ in 0..p.iters {
-                $body(0, &mut acc[0]); $body(1, &mut acc[1]); $body(2, &mut acc[2]);
-                $body(3, &mut acc[3]); $body(4, &mut acc[4]); $body(5, &mut acc[5]);
-                $body(6, &mut acc[6]); $body(7, &mut acc[7]); $body(8, &mut acc[0]);
+                $body(0, &mut acc[0]);
+                $body(1, &mut acc[1]);
+                $body(2, &mut acc[2]);
+                $body(3, &mut acc[3]);
+                $body(4, &mut acc[4]);
+                $body(5, &mut acc[5]);
+                $body(6, &mut acc[6]);
+                $body(7, &mut acc[7]);
+                $body(8, &mut acc[0]);
                 commit();
                 wait1();
             }
@@ -281,16 +302,28 @@ fn rate<const MODE: u32>(p: RateArgs) {
             // n8, consecutive wgmmas on different accumulators.
             for _ in 0..p.iters {
                 for q in 0..3u32 {
-                    let aq = if q == 0 { &a0 } else if q == 1 { &a1 } else { &a2 };
+                    let aq = if q == 0 {
+                        &a0
+                    } else if q == 1 {
+                        &a1
+                    } else {
+                        &a2
+                    };
                     let one = |c: u32, a: &mut [f32; 8]| {
                         let bd = desc(base + c * 256, 128, bsbo) + 2 * q as u64;
                         let mut d: [f32; 4] = [a[0], a[1], a[2], a[3]];
                         n8(&mut d, aq, bd);
                         a[..4].copy_from_slice(&d);
                     };
-                    one(0, &mut acc[0]); one(1, &mut acc[1]); one(2, &mut acc[2]);
-                    one(3, &mut acc[3]); one(4, &mut acc[4]); one(5, &mut acc[5]);
-                    one(6, &mut acc[6]); one(7, &mut acc[7]); one(8, &mut acc[0]);
+                    one(0, &mut acc[0]);
+                    one(1, &mut acc[1]);
+                    one(2, &mut acc[2]);
+                    one(3, &mut acc[3]);
+                    one(4, &mut acc[4]);
+                    one(5, &mut acc[5]);
+                    one(6, &mut acc[6]);
+                    one(7, &mut acc[7]);
+                    one(8, &mut acc[0]);
                 }
                 commit();
                 wait1();
@@ -309,14 +342,27 @@ fn rate<const MODE: u32>(p: RateArgs) {
             fence();
             for _ in 0..p.iters {
                 for q in 0..3u32 {
-                    let aq = if q == 0 { &a0 } else if q == 1 { &a1 } else { &a2 };
+                    let aq = if q == 0 {
+                        &a0
+                    } else if q == 1 {
+                        &a1
+                    } else {
+                        &a2
+                    };
                     let one = |c: u32, a: &mut [f32; 16]| {
                         let bd = desc(base + c * 256, 128, bsbo) + 2 * q as u64;
                         n32x(a, aq, bd);
                     };
                     let [b0, b1, b2, b3] = &mut big;
-                    one(0, b0); one(1, b1); one(2, b2); one(3, b3); one(4, b0);
-                    one(5, b1); one(6, b2); one(7, b3); one(8, b0);
+                    one(0, b0);
+                    one(1, b1);
+                    one(2, b2);
+                    one(3, b3);
+                    one(4, b0);
+                    one(5, b1);
+                    one(6, b2);
+                    one(7, b3);
+                    one(8, b0);
                 }
                 commit();
                 wait1();
