@@ -1,6 +1,7 @@
 //! The walk along depth shared by the fast 3D kernels (`conv3d_fast`, `conv3d_separable`):
 //! a block owns a `TILE_W` x `tile_h` column of outputs and a chunk of depth (the launch's
-//! gridDim.z chunks). The input planes of its column, with `pd` columns and `R` rows of
+//! gridDim.z chunks), or, balanced, an equal share of all columns' planes (a 1D grid of
+//! resident blocks), which it walks a column's run at a time. The input planes of its column, with `pd` columns and `R` rows of
 //! halo, stream through a ring of `ring` shared buffers with 16-byte `cp.async`, `ahead`
 //! planes ahead of the one in use (one barrier per plane: the ring holds `ahead + 2`).
 //! Each thread keeps one register patch per output plane the current input plane touches
@@ -8,6 +9,7 @@
 //! and moves the others down.
 use crate::device::*;
 use crate::{patch, stage};
+use layout::families::conv3d_fast::balanced_range;
 use layout::mode::map_index;
 
 /// A family's walk geometry (its `layout` functions at its radius).
@@ -37,6 +39,9 @@ pub struct Walk {
     pub lag: u32,
     /// The chunk length the launch's grid depth gives (`chunk_z`).
     pub chunk: u32,
+    /// Blocks take balanced ranges of all columns' planes (`balanced_range`, a 1D grid)
+    /// rather than one chunk of one column each.
+    pub balanced: bool,
     /// Where the group table lies (floats from the shared base; `stage::group_table`).
     pub table_at: u32,
     /// Its words (0: no table).
@@ -62,13 +67,15 @@ macro_rules! walk_of {
             lag: f::lag($r),
             // The launch cuts depth into gridDim.z chunks.
             chunk: f::chunk_z($a.extent[2], $crate::device::grid_dim_z()),
+            balanced: f::balanced($r),
             table_at: f::table_at($r),
             table_words: f::table_words($r),
         }
     }};
 }
 
-/// Walks the block's chunk of depth: for each input plane `q`, once it is staged (the
+/// Walks the block's chunk of depth (or its balanced share, a column's run at a time,
+/// each run as a chunk): for each input plane `q`, once it is staged (the
 /// slot: the staged plane, rows `tile_w + 2pd` floats apart), `first(q, slot)` runs the
 /// block's shared pass over it, and `lag` steps later (after `lag` more barriers)
 /// `add(q, slot, acc)` adds it into the patches (`acc[j]` sums output plane `q - 2R + j`
@@ -81,7 +88,7 @@ macro_rules! walk_of {
 ///
 /// # Safety
 /// `a.input`, `a.output` hold `w·h·d` floats (< 2^31); the launch has blocks of
-/// `threads` over a grid of columns x chunks, with `ring·slot_floats` shared floats
+/// `threads` over a grid of columns x chunks (balanced: any 1D grid), with `ring·slot_floats` shared floats
 /// (whatever `add` uses past them, then the group table: `table_words` at `table_at`,
 /// 0 or `slot_floats / 4`); `tile_w = qx·threads.0`, `tile_h = k·threads.1`, `qx`
 /// is `patch::QX` or 1; `lag` is 0 or 1 (the ring's `ring >= ahead + 2` keeps plane
@@ -93,14 +100,78 @@ pub unsafe fn walk<const R: u32>(
     mut first: impl FnMut(u32, *const f32),
     mut add: impl FnMut(u32, *const f32, &mut [patch::Acc; patch::MAX_PLANES]),
 ) {
+    // One segment (a column's run of planes) at a time, with a barrier after each, so
+    // that no thread stages the next while another reads this one's ring. Each takes the
+    // arguments, the block's share and the thread's indices anew, so that what follows
+    // from them is not hoisted out of the loop and held across it in registers (at 128,
+    // that spilled): only `unit` lives from one segment to the next.
+    let mut unit = share(a, g).0;
+    loop {
+        let mut args = *a;
+        args.extent = a.extent.map(computed_u32);
+        args.mode = computed_u32(a.mode);
+        args.fill = computed(a.fill);
+        (args.input, args.output) = (computed_u64(a.input), computed_u64(a.output));
+        let end = share(&args, g).1;
+        if unit >= end {
+            break;
+        }
+        // (At least 1 as divisors: a volume with units is not empty.)
+        let (d, columns) = (args.extent[2].max(1), args.extent[0].div_ceil(g.tile_w).max(1));
+        let (column, z_begin) = (unit / d, unit % d);
+        let steps = (d - z_begin).min(end - unit);
+        unit += steps;
+        let (x0, y0) = ((column % columns) * g.tile_w, (column / columns) * g.tile_h);
+        // SAFETY: forwarded from the contract; the segment lies inside the volume.
+        unsafe { segment::<R>(&args, g, (x0, y0, z_begin, steps), &mut first, &mut add) };
+        sync_threads();
+    }
+}
+
+/// The block's units `start .. end` (column x plane, column by column: at most
+/// `w·h·d < 2^31`): its balanced share, or its chunk of its column; none in an empty
+/// volume.
+#[inline(always)]
+fn share(a: &ConvArgs, g: Walk) -> (u32, u32) {
+    if a.extent.contains(&0) {
+        return (0, 0);
+    }
+    let [w, h, d] = a.extent;
+    let columns = w.div_ceil(g.tile_w);
+    let block = |v: u32| computed_u32(v);
+    if g.balanced {
+        balanced_range(
+            block(block_x()),
+            block(grid_dim_x()),
+            columns * h.div_ceil(g.tile_h) * d,
+        )
+    } else {
+        let (column, z) = (
+            block(block_y()) * columns + block(block_x()),
+            block(block_z()) * g.chunk,
+        );
+        (column * d + z.min(d), column * d + d.min(z + g.chunk))
+    }
+}
+
+/// One segment of [`walk`]: the `steps` output planes from `z_begin` of the column at
+/// (`x0`, `y0`).
+///
+/// # Safety
+/// As [`walk`]'s; `z_begin + steps <= d`.
+#[inline(always)]
+unsafe fn segment<const R: u32>(
+    a: &ConvArgs,
+    g: Walk,
+    (x0, y0, z_begin, steps): (u32, u32, u32, u32),
+    first: &mut impl FnMut(u32, *const f32),
+    add: &mut impl FnMut(u32, *const f32, &mut [patch::Acc; patch::MAX_PLANES]),
+) {
     let (n, p) = (input(a), output(a));
     let [w, h, d] = a.extent;
-    let (tx, ty) = (thread_x(), thread_y());
+    let (tx, ty) = (computed_u32(thread_x()), computed_u32(thread_y()));
     let tid = ty * g.threads.0 + tx;
     let threads = g.threads.0 * g.threads.1;
-    let (x0, y0) = (block_x() * g.tile_w, block_y() * g.tile_h);
-    let z_begin = block_z() * g.chunk;
-    let steps = d.saturating_sub(z_begin).min(g.chunk);
     let plane_len = w as usize * h as usize;
     // Staged plane q is input plane z_begin - R + q, held in slot q % ring.
     let window = |q: u32| {

@@ -349,6 +349,23 @@ fn launch_shapes_cover_every_output_and_fit_the_gpu() {
                     continue;
                 }
                 let mut per = outputs_per_block(v, r);
+                if s.persistent && (v == Variant::Conv3dFast || v == Variant::Conv3dSeparable) {
+                    // Balanced: a 1D grid whose blocks (as many as the GPU at hand
+                    // holds, or fewer) share every column's planes.
+                    assert!(s.grid.1 == 1 && s.grid.2 == 1 && s.depth.is_none(), "{v}: {s:?}");
+                    let units = (extent[0].div_ceil(per[0]) * extent[1].div_ceil(per[1]) * extent[2]) as u32;
+                    for slots in [1, 7, 264, 100_000] {
+                        let blocks = s.grid.0.min(slots);
+                        let mut next = 0;
+                        for b in 0..blocks {
+                            let (start, end) = fam::conv3d_fast::balanced_range(b, blocks, units);
+                            assert!(start == next && end > start, "{v} {shape:?}: block {b} of {blocks}");
+                            next = end;
+                        }
+                        assert_eq!(next, units, "{v} {shape:?}: {blocks} blocks");
+                    }
+                    continue;
+                }
                 if v == Variant::Conv3dFast || v == Variant::Conv3dSeparable {
                     // Chunks of depth follow the grid (shorter for small volumes): every
                     // plane covered, no block without one.

@@ -81,6 +81,25 @@ pub const fn waves(r: u32) -> u32 {
     }
 }
 
+/// Whether blocks walk balanced ranges of the depth (`planes::walk`): one block per slot
+/// of the GPU, each taking an equal share of all columns' planes ([`balanced_range`])
+/// instead of one chunk of one column, so no SM waits on a part-full last wave.
+#[inline]
+pub const fn balanced(_r: u32) -> bool {
+    true
+}
+
+/// Block `b` of `blocks`' share of `units` (a walk's columns x planes, column by column):
+/// units `start .. end`, contiguous, every unit in exactly one share, the shares' lengths
+/// within one of each other (none empty while `blocks <= units`).
+#[inline]
+pub const fn balanced_range(b: u32, blocks: u32, units: u32) -> (u32, u32) {
+    let blocks = if blocks == 0 { 1 } else { blocks };
+    let (base, extra) = (units / blocks, units % blocks);
+    let start = b * base + if b < extra { b } else { extra };
+    (start, start + base + (b < extra) as u32)
+}
+
 /// Planes in flight ahead of the one being read: deep where memory dominates (r <= 1).
 #[inline]
 pub const fn ahead(r: u32) -> u32 {
@@ -166,21 +185,36 @@ pub const FAMILY: Family = Family {
 /// (`depth`).
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
-    walk_launch(p, (TILE_W, tile_h(r)), shared_floats(r), waves(r))
+    walk_launch(p, (TILE_W, tile_h(r)), shared_floats(r), waves(r), balanced(r))
 }
 
 /// The launch of a walk along depth (`kernels-gpu/src/planes.rs`, shared with
 /// `conv3d_separable`): one block of `THREADS_X` x `THREADS_Y` per (`tile_w` x `tile_h`
-/// column, chunk of depth), `shared_floats` of shared memory.
+/// column, chunk of depth), `shared_floats` of shared memory; `balanced`: a 1D grid of
+/// persistent blocks (the launch caps it at the resident ones), each taking
+/// [`balanced_range`] of the columns' planes, at least `2·2r` of them.
 pub(crate) fn walk_launch(
     p: &Problem,
     (tile_w, tile_h): (u32, u32),
     shared_floats: u32,
     waves: u32,
+    balanced: bool,
 ) -> Result<LaunchShape, ShapeError> {
     let [w, h, d] = p.extent;
     let gx = blocks(w as usize, tile_w as usize, MAX_GRID_X)?;
     let gy = blocks(h as usize, tile_h as usize, MAX_GRID_YZ)?;
+    if balanced {
+        // Columns x planes: at most the elements (< 2^31).
+        let units = gx as usize * gy as usize * d.max(1) as usize;
+        let least = (4 * p.max_radius()).max(1) as usize;
+        return Ok(LaunchShape {
+            grid: ((units / least).clamp(1, MAX_GRID_X as usize) as u32, 1, 1),
+            block: (THREADS_X, THREADS_Y, 1),
+            shared_bytes: shared_floats * 4,
+            persistent: true,
+            depth: None,
+        });
+    }
     let depth = DepthSplit {
         planes: d,
         halo: 2 * p.max_radius(),
@@ -195,4 +229,25 @@ pub(crate) fn walk_launch(
         persistent: false,
         depth: Some(depth),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::balanced_range;
+
+    #[test]
+    fn balanced_shares_cover_every_unit_once_and_differ_by_at_most_one() {
+        for units in [1, 2, 7, 263, 264, 265, 32_768, 1 << 30] {
+            for blocks in [1, 2, 7, 263, 264, 265] {
+                let mut next = 0;
+                for b in 0..blocks {
+                    let (start, end) = balanced_range(b, blocks, units);
+                    assert_eq!(start, next, "{units} units, block {b} of {blocks}");
+                    assert!(end - start == units / blocks || end - start == units / blocks + 1);
+                    next = end;
+                }
+                assert_eq!(next, units);
+            }
+        }
+    }
 }

@@ -171,6 +171,12 @@ pub const fn waves(r: u32) -> u32 {
     }
 }
 
+/// Whether blocks walk balanced ranges of the depth (`conv3d_fast::balanced`).
+#[inline]
+pub const fn balanced(_r: u32) -> bool {
+    true
+}
+
 /// Blocks per SM the launch bounds ask for.
 #[inline]
 pub const fn min_blocks(_r: u32) -> u32 {
@@ -199,5 +205,5 @@ pub const FAMILY: Family = Family {
 /// by the launch to fill the GPU's last wave of blocks.
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
-    super::conv3d_fast::walk_launch(p, (tile_w(r), tile_h(r)), shared_floats(r), waves(r))
+    super::conv3d_fast::walk_launch(p, (tile_w(r), tile_h(r)), shared_floats(r), waves(r), balanced(r))
 }
