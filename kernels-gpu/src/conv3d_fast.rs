@@ -1,5 +1,6 @@
 //! 3D fast: compile-time radius (one entry point per radius). A block owns a 128 x 8K
-//! column of outputs and a chunk of depth, and walks it plane by plane (`planes::walk`):
+//! column of outputs and a chunk of depth (from r = 2, an equal share of all columns'
+//! planes, a column's run at a time), and walks it plane by plane (`planes::walk`):
 //! the input planes of its column (with x/y halos) stream through a ring of shared
 //! buffers with 16-byte `cp.async`, `ahead(R)` planes ahead of the one in use, so each
 //! input plane is read once per column while earlier ones are computed.

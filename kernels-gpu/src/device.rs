@@ -136,18 +136,6 @@ pub fn computed_u32(v: u32) -> u32 {
     o
 }
 
-/// [`computed`] for a `u64`.
-#[inline(always)]
-pub fn computed_u64(v: u64) -> u64 {
-    let o: u64;
-    // SAFETY: a register move; touches no memory.
-    unsafe {
-        core::arch::asm!("mov.u64 {o}, {v};", o = out(reg64) o, v = in(reg64) v,
-            options(nomem, nostack, preserves_flags))
-    };
-    o
-}
-
 /// `a·b + c` with one rounding (`fma.rn.f32`, FFMA). Rust never contracts `a*b + c` on
 /// its own, and PTX `mul.rn`/`add.rn` forbid ptxas from fusing them; nvcc fuses by
 /// default, so the textbook kernels use this too to stay the CUDA C++ peers' twins.

@@ -100,58 +100,54 @@ pub unsafe fn walk<const R: u32>(
     mut first: impl FnMut(u32, *const f32),
     mut add: impl FnMut(u32, *const f32, &mut [patch::Acc; patch::MAX_PLANES]),
 ) {
-    // One segment (a column's run of planes) at a time, with a barrier after each, so
-    // that no thread stages the next while another reads this one's ring. Each takes the
-    // arguments, the block's share and the thread's indices anew, so that what follows
-    // from them is not hoisted out of the loop and held across it in registers (at 128,
-    // that spilled): only `unit` lives from one segment to the next.
-    let mut unit = share(a, g).0;
+    // Balanced: one segment (a column's run of planes) at a time, with a barrier after
+    // each, so that no thread stages the next while another reads this one's ring. Each
+    // takes the extents, the mode, the share and the thread's indices anew, so that what
+    // follows from them is not hoisted out of the loop and held across it in registers
+    // (at 128, that spilled): only `unit` lives from one segment to the next. One call
+    // site: with two, LLVM no longer inlined the staging into them.
+    let mut unit = if g.balanced { share(a, g).0 } else { 0 };
     loop {
-        let mut args = *a;
-        args.extent = a.extent.map(computed_u32);
-        args.mode = computed_u32(a.mode);
-        args.fill = computed(a.fill);
-        (args.input, args.output) = (computed_u64(a.input), computed_u64(a.output));
-        let end = share(&args, g).1;
-        if unit >= end {
+        let (args, segment_at) = if g.balanced {
+            let mut args = *a;
+            args.extent = a.extent.map(computed_u32);
+            args.mode = computed_u32(a.mode);
+            let end = share(&args, g).1;
+            if unit >= end {
+                break;
+            }
+            // (At least 1 as divisors: a volume with units is not empty.)
+            let (d, columns) = (args.extent[2].max(1), args.extent[0].div_ceil(g.tile_w).max(1));
+            let (column, z_begin) = (unit / d, unit % d);
+            let steps = (d - z_begin).min(end - unit);
+            unit += steps;
+            let (x0, y0) = ((column % columns) * g.tile_w, (column / columns) * g.tile_h);
+            (args, (x0, y0, z_begin, steps))
+        } else {
+            // The block's chunk of its column.
+            let z_begin = block_z() * g.chunk;
+            let steps = a.extent[2].saturating_sub(z_begin).min(g.chunk);
+            (*a, (block_x() * g.tile_w, block_y() * g.tile_h, z_begin, steps))
+        };
+        // SAFETY: forwarded from the contract; the segment lies inside the volume.
+        unsafe { segment::<R>(&args, g, segment_at, &mut first, &mut add) };
+        if !g.balanced {
             break;
         }
-        // (At least 1 as divisors: a volume with units is not empty.)
-        let (d, columns) = (args.extent[2].max(1), args.extent[0].div_ceil(g.tile_w).max(1));
-        let (column, z_begin) = (unit / d, unit % d);
-        let steps = (d - z_begin).min(end - unit);
-        unit += steps;
-        let (x0, y0) = ((column % columns) * g.tile_w, (column / columns) * g.tile_h);
-        // SAFETY: forwarded from the contract; the segment lies inside the volume.
-        unsafe { segment::<R>(&args, g, (x0, y0, z_begin, steps), &mut first, &mut add) };
         sync_threads();
     }
 }
 
-/// The block's units `start .. end` (column x plane, column by column: at most
-/// `w·h·d < 2^31`): its balanced share, or its chunk of its column; none in an empty
-/// volume.
+/// The block's balanced share of the units, `start .. end` (column x plane, column by
+/// column: at most `w·h·d < 2^31`); none in an empty volume.
 #[inline(always)]
 fn share(a: &ConvArgs, g: Walk) -> (u32, u32) {
     if a.extent.contains(&0) {
         return (0, 0);
     }
     let [w, h, d] = a.extent;
-    let columns = w.div_ceil(g.tile_w);
-    let block = |v: u32| computed_u32(v);
-    if g.balanced {
-        balanced_range(
-            block(block_x()),
-            block(grid_dim_x()),
-            columns * h.div_ceil(g.tile_h) * d,
-        )
-    } else {
-        let (column, z) = (
-            block(block_y()) * columns + block(block_x()),
-            block(block_z()) * g.chunk,
-        );
-        (column * d + z.min(d), column * d + d.min(z + g.chunk))
-    }
+    let units = w.div_ceil(g.tile_w) * h.div_ceil(g.tile_h) * d;
+    balanced_range(computed_u32(block_x()), computed_u32(grid_dim_x()), units)
 }
 
 /// One segment of [`walk`]: the `steps` output planes from `z_begin` of the column at
@@ -169,7 +165,11 @@ unsafe fn segment<const R: u32>(
 ) {
     let (n, p) = (input(a), output(a));
     let [w, h, d] = a.extent;
-    let (tx, ty) = (computed_u32(thread_x()), computed_u32(thread_y()));
+    let (tx, ty) = if g.balanced {
+        (computed_u32(thread_x()), computed_u32(thread_y()))
+    } else {
+        (thread_x(), thread_y())
+    };
     let tid = ty * g.threads.0 + tx;
     let threads = g.threads.0 * g.threads.1;
     let plane_len = w as usize * h as usize;

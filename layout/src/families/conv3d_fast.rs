@@ -1,8 +1,9 @@
 //! `conv3d_fast` (kernels-gpu/src/conv3d_fast.rs): compile-time radius. A block owns a
-//! 128 x 8K column of outputs and a chunk of depth; it streams the input planes of that
-//! column through a ring of shared buffers (16-byte `cp.async`, several planes ahead),
-//! so each input plane is read once per column; each thread adds each input plane into
-//! the 4-wide x K-tall register patches of the `2r+1` output planes it touches.
+//! 128 x 8K column of outputs and a chunk of depth (from r = 2 an equal share of all
+//! columns' planes: [`balanced`]); it streams the input planes of that column through a
+//! ring of shared buffers (16-byte `cp.async`, several planes ahead), so each input plane
+//! is read once per column; each thread adds each input plane into the 4-wide x K-tall
+//! register patches of the `2r+1` output planes it touches.
 use crate::shape::{blocks, MAX_GRID_X, MAX_GRID_YZ};
 use crate::{masks, DepthSplit, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
 
@@ -83,10 +84,14 @@ pub const fn waves(r: u32) -> u32 {
 
 /// Whether blocks walk balanced ranges of the depth (`planes::walk`): one block per slot
 /// of the GPU, each taking an equal share of all columns' planes ([`balanced_range`])
-/// instead of one chunk of one column, so no SM waits on a part-full last wave.
+/// instead of one chunk of one column, so no SM idles while others finish. At r >= 2,
+/// where arithmetic dominates (H200, 512^3, 2 rounds: r = 2 785.6 -> 767.0 us, r = 3
+/// 2034.1 -> 1979.8); at r = 1, where memory does, 328.7 -> 368.2 in one wave of
+/// balanced blocks against three waves of chunks (so too `conv3d_separable`: 318.4 /
+/// 326.6 / 384.2 / 466.0 -> 369.8 / 388.4 / 417.9 / 524.3 at r = 1..4).
 #[inline]
-pub const fn balanced(_r: u32) -> bool {
-    true
+pub const fn balanced(r: u32) -> bool {
+    r >= 2
 }
 
 /// Block `b` of `blocks`' share of `units` (a walk's columns x planes, column by column):
@@ -182,7 +187,7 @@ pub const FAMILY: Family = Family {
 
 /// One block per (128 x 8K column, chunk of depth): chunks of [`CHUNK_Z`] planes, which
 /// the launch re-cuts to fill the GPU's last wave of blocks, in at least `waves(r)` waves
-/// (`depth`).
+/// (`depth`); from r = 2 ([`balanced`]), a 1D grid of resident blocks instead.
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
     walk_launch(p, (TILE_W, tile_h(r)), shared_floats(r), waves(r), balanced(r))

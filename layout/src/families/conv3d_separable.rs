@@ -171,10 +171,11 @@ pub const fn waves(r: u32) -> u32 {
     }
 }
 
-/// Whether blocks walk balanced ranges of the depth (`conv3d_fast::balanced`).
+/// Whether blocks walk balanced ranges of the depth (`conv3d_fast::balanced`): at no
+/// radius, where each plane is read more than it is computed on (there, 8-19% slower).
 #[inline]
 pub const fn balanced(_r: u32) -> bool {
-    true
+    false
 }
 
 /// Blocks per SM the launch bounds ask for.
