@@ -88,7 +88,9 @@ pub const fn waves(r: u32) -> u32 {
 /// where arithmetic dominates (H200, 512^3, 2 rounds: r = 2 785.6 -> 767.0 us, r = 3
 /// 2034.1 -> 1979.8); at r = 1, where memory does, 328.7 -> 368.2 in one wave of
 /// balanced blocks against three waves of chunks (so too `conv3d_separable`: 318.4 /
-/// 326.6 / 384.2 / 466.0 -> 369.8 / 388.4 / 417.9 / 524.3 at r = 1..4).
+/// 326.6 / 384.2 / 466.0 -> 369.8 / 388.4 / 417.9 / 524.3 at r = 1..4): neighbouring
+/// columns' shares start at other planes, so the halos they share are read from DRAM
+/// again (ncu, r = 1: DRAM reads +14%).
 #[inline]
 pub const fn balanced(r: u32) -> bool {
     r >= 2
