@@ -71,8 +71,9 @@ pub use super::pad;
 
 /// The fewest waves of blocks the depth split aims at (`DepthSplit::waves`): 3 at
 /// r <= 1, where memory dominates (H200, 512^3 r = 1: 370 / 349 / 349 us in 1 / 2 / 4
-/// waves with 16-byte pads; with sector pads 333-336 / 329-330 / 328-329 in 2 / 3 / 4),
-/// else 1 (r = 2: 807 / 817 / 835).
+/// waves with 16-byte pads; with sector pads 333-336 / 329-330 / 328-329 in 2 / 3 / 4;
+/// with the group table 345.5 in 1, 328.4 in 3), else 1 (r = 2: 807 / 817 / 835; from
+/// r = 2 the blocks are [`balanced`] instead).
 #[inline]
 pub const fn waves(r: u32) -> u32 {
     if r <= 1 {
