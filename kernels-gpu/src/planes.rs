@@ -1,9 +1,10 @@
 //! The walk along depth shared by the fast 3D kernels (`conv3d_fast`, `conv3d_separable`):
 //! a block owns a `TILE_W` x `tile_h` column of outputs and a chunk of depth (the launch's
 //! gridDim.z chunks), or, balanced, an equal share of all columns' planes (a 1D grid of
-//! resident blocks), which it walks a column's run at a time. The input planes of its column, with `pd` columns and `R` rows of
-//! halo, stream through a ring of `ring` shared buffers with 16-byte `cp.async`, `ahead`
-//! planes ahead of the one in use (one barrier per plane: the ring holds `ahead + 2`).
+//! resident blocks), which it walks a column's run at a time. The input planes of its
+//! column, with `pd` columns and `R` rows of halo, stream through a ring of `ring` shared
+//! buffers with 16-byte `cp.async`, `ahead` planes ahead of the one in use (one barrier
+//! per plane: the ring holds `ahead + 2`).
 //! Each thread keeps one register patch per output plane the current input plane touches
 //! (`2R+1`): the kernel adds the plane into them, the walk stores the one that is complete
 //! and moves the others down.
@@ -75,8 +76,8 @@ macro_rules! walk_of {
 }
 
 /// Walks the block's chunk of depth (or its balanced share, a column's run at a time,
-/// each run as a chunk): for each input plane `q`, once it is staged (the
-/// slot: the staged plane, rows `tile_w + 2pd` floats apart), `first(q, slot)` runs the
+/// each run as a chunk): for each input plane `q`, once it is staged (the slot: the
+/// staged plane, rows `tile_w + 2pd` floats apart), `first(q, slot)` runs the
 /// block's shared pass over it, and `lag` steps later (after `lag` more barriers)
 /// `add(q, slot, acc)` adds it into the patches (`acc[j]` sums output plane `q - 2R + j`
 /// of the chunk). With lag 1 step `q` runs `first` on plane `q` and `add` on plane
@@ -88,11 +89,11 @@ macro_rules! walk_of {
 ///
 /// # Safety
 /// `a.input`, `a.output` hold `w·h·d` floats (< 2^31); the launch has blocks of
-/// `threads` over a grid of columns x chunks (balanced: any 1D grid), with `ring·slot_floats` shared floats
-/// (whatever `add` uses past them, then the group table: `table_words` at `table_at`,
-/// 0 or `slot_floats / 4`); `tile_w = qx·threads.0`, `tile_h = k·threads.1`, `qx`
-/// is `patch::QX` or 1; `lag` is 0 or 1 (the ring's `ring >= ahead + 2` keeps plane
-/// `q`'s slot until step `q + 1` ends).
+/// `threads` over a grid of columns x chunks (balanced: any 1D grid), with
+/// `ring·slot_floats` shared floats (whatever `add` uses past them, then the group table:
+/// `table_words` at `table_at`, 0 or `slot_floats / 4`); `tile_w = qx·threads.0`,
+/// `tile_h = k·threads.1`, `qx` is `patch::QX` or 1; `lag` is 0 or 1 (the ring's
+/// `ring >= ahead + 2` keeps plane `q`'s slot until step `q + 1` ends).
 #[inline(always)]
 pub unsafe fn walk<const R: u32>(
     a: &ConvArgs,
