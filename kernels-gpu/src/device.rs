@@ -127,13 +127,8 @@ pub fn computed(v: f32) -> f32 {
 /// does not hoist what follows from it out of the loop (live, in registers, throughout).
 #[inline(always)]
 pub fn computed_u32(v: u32) -> u32 {
-    let o: u32;
-    // SAFETY: a register move; touches no memory.
-    unsafe {
-        core::arch::asm!("mov.u32 {o}, {v};", o = out(reg32) o, v = in(reg32) v,
-            options(nomem, nostack, preserves_flags))
-    };
-    o
+    // The same 32-bit move: the casts are free.
+    computed(f32::from_bits(v)).to_bits()
 }
 
 /// `a·b + c` with one rounding (`fma.rn.f32`, FFMA). Rust never contracts `a*b + c` on
