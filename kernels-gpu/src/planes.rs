@@ -10,7 +10,7 @@
 //! and moves the others down.
 use crate::device::*;
 use crate::{patch, stage};
-use layout::families::conv3d_fast::balanced_range;
+use layout::families::conv3d_fast::{balanced_range, walk_units};
 use layout::mode::map_index;
 
 /// A family's walk geometry (its `layout` functions at its radius).
@@ -139,15 +139,14 @@ pub unsafe fn walk<const R: u32>(
     }
 }
 
-/// The block's balanced share of the units, `start .. end` (column x plane, column by
-/// column: at most `w·h·d < 2^31`); none in an empty volume.
+/// The block's balanced share of the `walk_units`, `start .. end` (at most
+/// `w·h·d < 2^31`); none in an empty volume.
 #[inline(always)]
 fn share(a: &ConvArgs, g: Walk) -> (u32, u32) {
     if a.extent.contains(&0) {
         return (0, 0);
     }
-    let [w, h, d] = a.extent;
-    let units = w.div_ceil(g.tile_w) * h.div_ceil(g.tile_h) * d;
+    let units = walk_units(a.extent, (g.tile_w, g.tile_h));
     balanced_range(computed_u32(block_x()), computed_u32(grid_dim_x()), units)
 }
 

@@ -353,7 +353,8 @@ fn launch_shapes_cover_every_output_and_fit_the_gpu() {
                     // Balanced: a 1D grid whose blocks (as many as the GPU at hand
                     // holds, or fewer) share every column's planes.
                     assert!(s.grid.1 == 1 && s.grid.2 == 1 && s.depth.is_none(), "{v}: {s:?}");
-                    let units = (extent[0].div_ceil(per[0]) * extent[1].div_ceil(per[1]) * extent[2]) as u32;
+                    let e = [extent[0] as u32, extent[1] as u32, extent[2] as u32];
+                    let units = fam::conv3d_fast::walk_units(e, (per[0] as u32, per[1] as u32));
                     for slots in [1, 7, 264, 100_000] {
                         let blocks = s.grid.0.min(slots);
                         let mut next = 0;

@@ -97,6 +97,13 @@ pub const fn balanced(r: u32) -> bool {
     r >= 2
 }
 
+/// Units of a walk's balanced shares: its `tile_w` x `tile_h` columns times the planes,
+/// numbered a column after another (column-major over x then y), plane within column.
+#[inline]
+pub const fn walk_units([w, h, d]: [u32; 3], (tile_w, tile_h): (u32, u32)) -> u32 {
+    w.div_ceil(tile_w) * h.div_ceil(tile_h) * d
+}
+
 /// Block `b` of `blocks`' share of `units` (a walk's columns x planes, column by column):
 /// units `start .. end`, contiguous, every unit in exactly one share, the shares' lengths
 /// within one of each other (none empty while `blocks <= units`).
@@ -200,7 +207,7 @@ fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
 /// `conv3d_separable`): one block of `THREADS_X` x `THREADS_Y` per (`tile_w` x `tile_h`
 /// column, chunk of depth), `shared_floats` of shared memory; `balanced`: a 1D grid of
 /// persistent blocks (the launch caps it at the resident ones), each taking
-/// [`balanced_range`] of the columns' planes, at least `2·2r` of them.
+/// [`balanced_range`] of the [`walk_units`], at least `4r` of them.
 pub(crate) fn walk_launch(
     p: &Problem,
     (tile_w, tile_h): (u32, u32),
@@ -213,10 +220,10 @@ pub(crate) fn walk_launch(
     let gy = blocks(h as usize, tile_h as usize, MAX_GRID_YZ)?;
     if balanced {
         // Columns x planes: at most the elements (< 2^31).
-        let units = gx as usize * gy as usize * d.max(1) as usize;
-        let least = (4 * p.max_radius()).max(1) as usize;
+        let units = walk_units(p.extent, (tile_w, tile_h));
+        let least = (4 * p.max_radius()).max(1);
         return Ok(LaunchShape {
-            grid: ((units / least).clamp(1, MAX_GRID_X as usize) as u32, 1, 1),
+            grid: ((units / least).clamp(1, MAX_GRID_X), 1, 1),
             block: (THREADS_X, THREADS_Y, 1),
             shared_bytes: shared_floats * 4,
             persistent: true,
