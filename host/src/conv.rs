@@ -12,7 +12,7 @@
 //! - **convolve**: the mask flipped along every axis first (`scipy.ndimage.convolve`).
 use crate::device_array::DeviceArray;
 use crate::error::{Error, Result};
-use crate::gpu::{GlobalMask, Gpu};
+use crate::gpu::{GlobalMask, Gpu, TileMap};
 use crate::{Mode, Variant};
 use layout::{ConvArgs, LaunchShape, MaskLoc, Problem};
 use ndarray::{Array, ArrayView, ArrayView1, ArrayView2, ArrayView3, Dimension, Ix1, Ix2, Ix3};
@@ -541,6 +541,10 @@ impl Gpu {
                 0
             }
         };
+        let tile_map = match self.tile_map_of(family.name, entry.radius, problem, &buffers) {
+            Some(m) => self.set_tile_map(m)?,
+            None => false,
+        };
         let args = ConvArgs {
             input: buffers.input,
             output: buffers.output,
@@ -552,6 +556,7 @@ impl Gpu {
             pitch: buffers.pitch,
             channels: problem.channels,
             pixel: buffers.pixel,
+            tile_map: tile_map as u32,
         };
         // The caller's buffers cover the problem (its contract), and the mask of
         // `radius` is where the family reads it: what `Gpu::launch` asks of its callers.
@@ -571,6 +576,37 @@ pub(crate) struct Buffers {
     pub pitch: u32,
     /// Pixel type code (images), else f32.
     pub pixel: u32,
+}
+
+impl Gpu {
+    /// The tensor map `conv2d_fast`'s and `image_patches`' entries at radius `r` stage
+    /// their tiles with (`layout::families::conv2d_fast::tile_map`; under a mode other
+    /// than zero ghost cells, their interior tiles), where they can: f32 pixels, and
+    /// rows, planes and the first element 16-byte aligned (the tensor copies' rule).
+    fn tile_map_of(&self, family: &str, r: Option<u32>, p: &Problem, b: &Buffers) -> Option<TileMap> {
+        use layout::families::conv2d_fast::{tile_box, tile_map};
+        let r = r?;
+        if !matches!(family, "conv2d_fast" | "image_patches")
+            || !tile_map(r)
+            || b.pixel != layout::args::pixel::F32
+            || !b.input.is_multiple_of(16)
+        {
+            return None;
+        }
+        let [w, h, d] = p.extent.map(u64::from);
+        let c = u64::from(p.channels.max(1));
+        // Dense arrays (pitch 0): rows of w floats; images: of `pitch` bytes.
+        let row = if b.pitch == 0 { 4 * w } else { u64::from(b.pitch) };
+        if !row.is_multiple_of(16) {
+            return None;
+        }
+        Some(TileMap {
+            input: b.input,
+            dims: [w * c, h, d],
+            strides: [row, row * h],
+            boxed: tile_box(r, p.channels.max(1)),
+        })
+    }
 }
 
 /// The mask must have as many axes as the input.

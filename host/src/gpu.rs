@@ -54,7 +54,53 @@ pub struct Gpu {
     /// it asked. One attribute a function, so an entry whose launches differ (an image
     /// family's f32 and u8) keeps the largest, rather than the last, size.
     shared_allowed: RefCell<HashMap<String, u32>>,
+    /// What the `TILE_MAP` symbol describes now (see [`Gpu::set_tile_map`]).
+    tile_map: RefCell<Option<TileMap>>,
     _ctx: Context,
+}
+
+/// A tensor map of a launch's f32 input for the entries that stage tiles with tensor
+/// copies (`layout::tile_map`): the tensor's address, its extents (elements across, rows,
+/// planes), the bytes between rows and between planes, and the box one copy reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TileMap {
+    pub input: u64,
+    pub dims: [u64; 3],
+    pub strides: [u64; 2],
+    pub boxed: [u32; 3],
+}
+
+/// cuTensorMapEncodeTiled (CUDA 12's driver API; cust 0.3's bindings predate it): the
+/// map, data type, rank, address, extents, strides, box, element strides, interleave,
+/// swizzle, L2 promotion, out-of-bounds fill. Returns a CUresult code.
+type EncodeTiled = unsafe extern "C" fn(
+    *mut [u64; 16],
+    u32,
+    u32,
+    *mut c_void,
+    *const u64,
+    *const u64,
+    *const u32,
+    *const u32,
+    u32,
+    u32,
+    u32,
+    u32,
+) -> u32;
+
+/// The driver's cuTensorMapEncodeTiled, looked up by name (cuGetProcAddress), or `None`
+/// where the driver has none.
+fn encode_tiled() -> Option<EncodeTiled> {
+    use cust::sys::{cuGetProcAddress, CUresult};
+    let mut f: *mut c_void = std::ptr::null_mut();
+    let name = c"cuTensorMapEncodeTiled";
+    // SAFETY: a NUL-terminated name and a place for the pointer; CUDA 12.0's entry.
+    let r = unsafe { cuGetProcAddress(name.as_ptr(), &mut f, 12000, 0) };
+    if r != CUresult::CUDA_SUCCESS || f.is_null() {
+        return None;
+    }
+    // SAFETY: the driver's cuTensorMapEncodeTiled has this signature (cuda.h, 12.0).
+    Some(unsafe { std::mem::transmute::<*mut c_void, EncodeTiled>(f) })
 }
 
 impl Gpu {
@@ -75,6 +121,7 @@ impl Gpu {
             sm_count,
             occupancy: RefCell::new(HashMap::new()),
             shared_allowed: RefCell::new(HashMap::new()),
+            tile_map: RefCell::new(None),
             _ctx: ctx,
         })
     }
@@ -107,6 +154,50 @@ impl Gpu {
         self.copy_symbol(sym, taps)?;
         cache.insert(sym.name, taps.to_vec());
         Ok(())
+    }
+
+    /// Fills the `TILE_MAP` symbol with a tensor map of `m` (f32, out-of-bounds cells
+    /// zero), skipped when it holds that map already. `Ok(false)` where the driver cannot
+    /// encode it (no such entry, or a geometry it refuses): the kernel then stages its
+    /// tiles with copies.
+    pub(crate) fn set_tile_map(&self, m: TileMap) -> Result<bool> {
+        if *self.tile_map.borrow() == Some(m) {
+            return Ok(true);
+        }
+        let Some(encode) = encode_tiled() else {
+            return Ok(false);
+        };
+        let mut map = [0u64; 16];
+        let (elem, f32_type) = ([1u32; 3], 7u32); // CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                                  // SAFETY: every pointer is to a live array of the length the rank (3) asks for;
+                                                  // the driver only writes the 128-byte map. Interleave, swizzle and OOB fill
+                                                  // are NONE (0: zeros); L2 promotion 128B (2).
+        let r = unsafe {
+            encode(
+                &mut map,
+                f32_type,
+                3,
+                m.input as *mut c_void,
+                m.dims.as_ptr(),
+                m.strides.as_ptr(),
+                m.boxed.as_ptr(),
+                elem.as_ptr(),
+                0,
+                0,
+                2,
+                0,
+            )
+        };
+        if r != 0 {
+            return Ok(false);
+        }
+        // Kernels still running may read the old map.
+        self.stream.synchronize()?;
+        *self.tile_map.borrow_mut() = None;
+        let name = std::ffi::CString::new(layout::tile_map::SYMBOL).expect("no NUL");
+        self.module.get_global::<[u64; 16]>(&name)?.copy_from(&map)?;
+        *self.tile_map.borrow_mut() = Some(m);
+        Ok(true)
     }
 
     /// The buffer `kind` builds from `taps`, on the device, for the families that take

@@ -63,7 +63,7 @@ unsafe fn conv1d_fast<const R: u32>(a: &ConvArgs) {
         stages(R),
         per_row.get() * rows,
         buffer_floats(R),
-        |t, buf| {
+        |t, _, buf| {
             let (row, tile) = at(t);
             // Rows of a batch start `len` apart: 16-byte groups only where len % 4 == 0
             // (the staging's aligned path); one row may take them whatever its length.
@@ -88,7 +88,7 @@ unsafe fn conv1d_fast<const R: u32>(a: &ConvArgs) {
             // buffer_floats(R) floats; the tile start and pad are multiples of 4.
             unsafe { stage::window(win, buf, thread_x(), THREADS) }
         },
-        |_, _| {}, // f32: copied as they are
+        |_, _, _| {}, // f32: copied as they are
         |t, s| {
             let (row, tile) = at(t);
             let out = p.wrapping_add(row as usize * len as usize);

@@ -2,7 +2,9 @@
 //!
 //! While one tile is computed, the next tiles' inputs (outputs + halo) stream into
 //! shared memory with 16-byte `cp.async` (`device::pipelined_tiles`; persistent blocks
-//! where arithmetic dominates). Each thread owns a 4-wide × `K`-tall patch of outputs in
+//! where arithmetic dominates), or, at those radii for f32 rows 16-byte aligned, with
+//! one tensor copy a tile (TMA, `device::tile_map_load`: one thread's instruction
+//! instead of every thread's copies). Each thread owns a 4-wide × `K`-tall patch of outputs in
 //! registers: it reads each input row of its window once (LDS.128) and adds it into
 //! every output row it touches, so taps are FFMAs with the mask in uniform registers,
 //! and shared memory traffic is ~(K+2R)/K window loads per output row instead
@@ -10,9 +12,10 @@
 use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv2d_fast::{
-    buffer_floats, byte_ghosts, byte_ring, min_blocks, pad, raw_floats, rows_per_thread, staged_w, stages, tile_h,
-    BYTE_WORDS, QX, THREADS_X, THREADS_Y, TILE_W,
+    barriers_at, buffer_floats, byte_ghosts, byte_ring, min_blocks, pad, persistent, raw_floats, rows_per_thread,
+    staged_w, stages, tile_h, tile_map, BYTE_WORDS, QX, THREADS_X, THREADS_Y, TILE_W,
 };
+use layout::mode::code as mode_code;
 
 const _: () = assert!(
     QX == patch::QX
@@ -119,9 +122,17 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
     let (n, p) = (a.input as *const P, a.output as *mut P);
     let plane_len = row_pitch as usize * h as usize;
     let grid = [w.div_ceil(TILE_W), h.div_ceil(tile_h(R, C)), planes];
-    // Both callbacks see tiles block_x, block_x + grid, ... in order: one cursor each.
-    let mut staged = TileCursor::new(grid, block_x(), grid_dim_x());
-    let mut computed = TileCursor::new(grid, block_x(), grid_dim_x());
+    // Both callbacks see tiles block_x, block_x + grid, ... in order: one cursor each,
+    // each row of tiles rotated by its row (`TileCursor::rotated`), so that the border
+    // tiles, which stage slower than the tensor copies of the others under a mapping
+    // mode, fall to every block rather than to those on the image's left and right
+    // columns (H200, 8192², r = 4, reflect: 1.06 of zero's time unrotated).
+    // (Blocks of one tile, below the persistent radii, need neither.)
+    let cursor = || match persistent(R) {
+        true => TileCursor::rotated(grid, block_x(), grid_dim_x()),
+        false => TileCursor::new(grid, block_x(), grid_dim_x()),
+    };
+    let (mut staged, mut computed) = (cursor(), cursor());
     let tid = thread_y() * THREADS_X + thread_x();
     let pd = pad(R, C, bytes::<P>());
     let window = |[tx, ty, z]: [u32; 3]| stage::Window {
@@ -150,6 +161,27 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
     // area after the buffer.
     let bytes16 = core::cell::Cell::new(false);
     let raw = shared_addr(shared_f32()) + 4 * buffer_floats(R, C, bytes::<P>());
+    // Tiles staged by tensor copies (f32, where the host filled the tile map): thread 0
+    // starts one a tile, completing on the buffer's barrier, and every thread waits for
+    // the phase of its use (`phases`: one parity bit a buffer). The copies read ghost
+    // cells as zeros, so under the other modes border tiles are staged as before
+    // (`mapped`: one bit a buffer, whether its tile in flight came by a tensor copy).
+    let tma = tile_map(R) && bytes::<P>() == 4 && a.tile_map != 0;
+    let zero_ghosts = a.mode == mode_code::ZERO || (a.mode == mode_code::CONSTANT && a.fill.to_bits() == 0);
+    let mapped = core::cell::Cell::new(0u32);
+    let bars = shared_addr(shared_f32()) + 4 * barriers_at(R, C, bytes::<P>());
+    let tile_bytes = 4 * buffer_floats(R, C, 4);
+    let phases = core::cell::Cell::new(0u32);
+    if tma {
+        if tid == 0 {
+            for k in 0..stages(R, C) {
+                // SAFETY: the block's barriers, after its buffers (`barriers_at`).
+                unsafe { barrier_init(bars + 8 * k) };
+            }
+            fence_barrier_init();
+        }
+        sync_threads();
+    }
     pipelined_tiles(
         stages(R, C),
         grid[0] * grid[1] * planes,
@@ -157,8 +189,24 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
         // Inlined even where two entries share the instantiation (conv2d_fast_rR and
         // image_patches_c1_rR): outlined, ptxas kept 120 bytes of stack a call.
         #[inline(always)]
-        |_, buf| {
-            let win = window(staged.advance());
+        |_, slot, buf| {
+            let [tx, ty, z] = staged.advance();
+            let win = window([tx, ty, z]);
+            if tma && (zero_ghosts || stage::interior(&win)) {
+                mapped.set(mapped.get() | (1 << slot));
+                if tid == 0 {
+                    // The buffer's last tile may have been stored by threads (a border
+                    // tile): order those stores before the tensor copy's.
+                    fence_proxy_async();
+                    // SAFETY: `a.tile_map`: the map describes the input with this box
+                    // (`tile_box`); the buffer is 128-byte aligned (a multiple of 128
+                    // bytes from the base) and the barrier is the buffer's, used by
+                    // this copy alone until it lands.
+                    unsafe { tile_map_load(buf, bars + 8 * slot, tile_bytes, [win.gx0, win.gy0, z]) };
+                }
+                return;
+            }
+            mapped.set(mapped.get() & !(1 << slot));
             bytes16.set(stages(R, C) == 1 && stage::by_bytes16(&win));
             if bytes16.get() {
                 // SAFETY: as below; by_bytes16.
@@ -169,7 +217,13 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
             unsafe { stage::window(win, buf, tid, THREADS) }
         },
         #[inline(always)]
-        |_, buf| {
+        |_, slot, buf| {
+            if (mapped.get() >> slot) & 1 != 0 {
+                let q = phases.get();
+                // SAFETY: the buffer's barrier, initialized above.
+                unsafe { barrier_wait(bars + 8 * slot, (q >> slot) & 1) };
+                phases.set(q ^ (1 << slot));
+            }
             if bytes16.get() {
                 // SAFETY: the tile `bytes16` copied (one buffer); its copies landed.
                 unsafe { stage::widen16::<P>(raw, buf, buffer_floats(R, C, bytes::<P>()), tid, THREADS) };
@@ -225,7 +279,7 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
         grid[0] * grid[1] * grid[2],
         slot,
         #[inline(always)]
-        |_, at| {
+        |_, _, at| {
             let win = window(staged.advance());
             if stage::by_bytes16(&win) {
                 // SAFETY: by_bytes16; the slot holds the window's bytes.
@@ -236,7 +290,7 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
             }
         },
         #[inline(always)]
-        |_, at| {
+        |_, _, at| {
             let win = window(computed.get().current());
             if stage::by_bytes16(&win) {
                 // Copied whole: landed.

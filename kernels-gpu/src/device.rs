@@ -686,6 +686,97 @@ pub unsafe fn cp_async_f1(dst: u32, src: *const f32, src_bytes: u32) {
     }
 }
 
+// The tensor map the host fills (`layout::tile_map`; ptx-builder checks the name).
+core::arch::global_asm!(
+    ".const .align {a} .b8 TILE_MAP[{n}];",
+    a = const layout::tile_map::ALIGN,
+    n = const layout::tile_map::BYTES
+);
+
+/// Makes `bar` (a shared address, 8-byte aligned) an `mbarrier` that completes a phase
+/// when one thread has arrived and the bytes it announced have landed. One thread
+/// initializes; [`fence_barrier_init`] and a block barrier follow before any use.
+///
+/// # Safety
+/// `bar` is 8 bytes of this block's shared memory that nothing else uses.
+#[inline(always)]
+pub unsafe fn barrier_init(bar: u32) {
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!("mbarrier.init.shared::cta.b64 [{b}], 1;", b = in(reg32) bar, options(nostack, preserves_flags));
+    }
+}
+
+/// Makes the initialized `mbarrier`s visible to the tensor copies (the async proxy).
+#[inline(always)]
+pub fn fence_barrier_init() {
+    // SAFETY: a fence; no memory is touched.
+    unsafe {
+        core::arch::asm!(
+            "fence.mbarrier_init.release.cluster;",
+            options(nostack, preserves_flags)
+        )
+    }
+}
+
+/// Orders this thread's shared-memory accesses so far (and those a block barrier made
+/// visible to it) before its later tensor copies into the same memory (`fence.proxy.async`).
+#[inline(always)]
+pub fn fence_proxy_async() {
+    // SAFETY: a fence; no memory is touched.
+    unsafe { core::arch::asm!("fence.proxy.async.shared::cta;", options(nostack, preserves_flags)) }
+}
+
+/// Starts the tensor copy of the `TILE_MAP` box at `(x, y, z)` (elements; negative or
+/// past the tensor read as zeros) into shared memory at `dst`, completing on `bar`, after
+/// announcing its `bytes` there (the phase's one arrival).
+///
+/// # Safety
+/// The host filled `TILE_MAP` with a map of live global memory whose box holds `bytes`
+/// (`ConvArgs::tile_map`); `dst` is 128-byte aligned and holds the box; `bar` is an
+/// initialized barrier ([`barrier_init`]) whose current phase nobody else arrives on.
+#[inline(always)]
+pub unsafe fn tile_map_load(dst: u32, bar: u32, bytes: u32, [x, y, z]: [u32; 3]) {
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .u64 m; .reg .b64 st;",
+            "mbarrier.arrive.expect_tx.shared::cta.b64 st, [{b}], {n};",
+            "mov.u64 m, TILE_MAP; cvta.const.u64 m, m;",
+            "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{d}], [m, {{{x}, {y}, {z}}}], [{b}]; }}",
+            d = in(reg32) dst, b = in(reg32) bar, n = in(reg32) bytes,
+            x = in(reg32) x, y = in(reg32) y, z = in(reg32) z,
+            options(nostack, preserves_flags)
+        );
+    }
+}
+
+/// Waits until the phase of `bar` with parity `parity` (0 or 1: its uses so far, modulo
+/// 2) completed: the tensor copy that phase announced has landed, visible to this thread.
+///
+/// # Safety
+/// `bar` is an initialized barrier ([`barrier_init`]).
+#[inline(always)]
+pub unsafe fn barrier_wait(bar: u32, parity: u32) {
+    loop {
+        let done: u32;
+        // SAFETY: per the function's contract (`try_wait` returns after a while if the
+        // phase has not completed; the loop asks again).
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .pred p;",
+                "mbarrier.try_wait.parity.shared::cta.b64 p, [{b}], {q};",
+                "selp.u32 {d}, 1, 0, p; }}",
+                d = out(reg32) done, b = in(reg32) bar, q = in(reg32) parity,
+                options(nostack, preserves_flags)
+            );
+        }
+        if done != 0 {
+            break;
+        }
+    }
+}
+
 /// Closes the group of `cp.async` copies this thread issued since the last commit.
 #[inline(always)]
 pub fn cp_async_commit() {
@@ -753,9 +844,10 @@ pub fn streamed(
 /// The persistent, multi-stage tile loop of the fast kernels. Block `b` takes tiles
 /// `b, b + gridDim.x, ...`; `stages` shared buffers of `buf_floats` each form a ring:
 /// while tile `t` is computed, the copies of the next `stages - 1` tiles are in flight,
-/// so memory never waits for arithmetic. `stage(t, shared_address)` must only issue
-/// `cp.async` copies (and plain stores); `land(t, shared_address)` runs once this thread's
-/// copies of tile `t` landed, before the barrier (widening what it copied raw);
+/// so memory never waits for arithmetic. `stage(t, slot, shared_address)` must only issue
+/// copies (and plain stores) into buffer `slot`; `land(t, slot, shared_address)` runs once
+/// this thread's `cp.async` copies of tile `t` landed, before the barrier (widening what
+/// it copied raw, waiting for a tensor copy);
 /// `compute(t, buffer)` reads the staged tile. Every thread of the block must call this
 /// (it contains barriers). `stages` is 1 to 4, a constant at the call site so that the
 /// ring arithmetic folds away.
@@ -764,8 +856,8 @@ pub fn pipelined_tiles(
     stages: u32,
     tiles: u32,
     buf_floats: u32,
-    mut stage: impl FnMut(u32, u32),
-    mut land: impl FnMut(u32, u32),
+    mut stage: impl FnMut(u32, u32, u32),
+    mut land: impl FnMut(u32, u32, u32),
     mut compute: impl FnMut(u32, *const f32),
 ) {
     let s = shared_f32();
@@ -775,7 +867,7 @@ pub fn pipelined_tiles(
     for k in 0..stages - 1 {
         let t = first + k * step;
         if t < tiles {
-            stage(t, base + 4 * buf_floats * k);
+            stage(t, k, base + 4 * buf_floats * k);
         }
         cp_async_commit(); // empty groups keep the count uniform
     }
@@ -783,11 +875,12 @@ pub fn pipelined_tiles(
     while t < tiles {
         let ahead = t + (stages - 1) * step;
         if ahead < tiles {
-            stage(ahead, base + 4 * buf_floats * ((b + stages - 1) % stages));
+            let slot = (b + stages - 1) % stages;
+            stage(ahead, slot, base + 4 * buf_floats * slot);
         }
         cp_async_commit();
         cp_async_wait_all_but(stages - 1); // this thread's copies of tile t have landed
-        land(t, base + 4 * buf_floats * b);
+        land(t, b, base + 4 * buf_floats * b);
         sync_threads(); // ... and everyone else's
         compute(t, s.wrapping_add((buf_floats * b) as usize));
         sync_threads(); // buffer b is free to be refilled

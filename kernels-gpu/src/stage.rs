@@ -891,7 +891,7 @@ fn by_groups<P>(win: &Window<P>) -> bool {
 /// Whether the window lies wholly inside the plane (most of them): a lean loop of
 /// 4-element copies stages it.
 #[inline(always)]
-fn interior<P>(win: &Window<P>) -> bool {
+pub fn interior<P>(win: &Window<P>) -> bool {
     !win.ghost
         && (win.gx0 as i32) >= 0
         && win.gx0 + win.sw <= win.w

@@ -62,6 +62,10 @@ pub struct ConvArgs {
     pub channels: u32,
     /// Image families: the pixel type, a [`pixel`] code.
     pub pixel: u32,
+    /// 1 where the host filled the `TILE_MAP` symbol ([`crate::tile_map`]) with a tensor
+    /// map of `input` whose box is the entry's staged tile, so the entry stages its tiles
+    /// with sm_90's tensor copies (TMA: out-of-bounds cells read as zeros); 0 else.
+    pub tile_map: u32,
 }
 
 /// Pixel type codes of [`ConvArgs::pixel`].

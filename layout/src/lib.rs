@@ -23,6 +23,7 @@ pub mod family;
 pub mod masks;
 pub mod mode;
 pub mod shape;
+pub mod tile_map;
 
 pub use args::{ConvArgs, FmaProbeArgs, KernelParams, ParamList};
 pub use family::{Entry, Family, MaskLoc, Pixels, Radii};

@@ -105,10 +105,14 @@ fn device_cargo(opts: &BuildOptions) -> Command {
         // target-cpu for every crate, core included, or rustc refuses the ABI mismatch.
         // The unroll threshold stands in for CUDA's `#pragma unroll`: the fast kernels'
         // register-blocked loops must unroll fully, or their accumulator arrays go to
-        // local memory (loops with run-time trip counts are not affected).
+        // local memory (loops with run-time trip counts are not affected). PTX ISA 8.0
+        // for sm_90's tensor copies (`cp.async.bulk.tensor`, `device::tile_map_load`).
         .env(
             "RUSTFLAGS",
-            format!("-C target-cpu={} -C llvm-args=-unroll-threshold=20000", opts.arch),
+            format!(
+                "-C target-cpu={} -C target-feature=+ptx80 -C llvm-args=-unroll-threshold=20000",
+                opts.arch
+            ),
         )
         .env("CARGO_TARGET_DIR", &opts.target_dir);
     cmd
@@ -296,11 +300,21 @@ pub fn check(ptx: &str) -> Result<(), Error> {
             problems.push(format!("missing .const symbol {}[{}]", sym.name, sym.len));
         }
     }
+    let map = tile_map_declaration();
+    if !ptx.lines().any(|l| l.trim() == map) {
+        problems.push(format!("missing the tile map symbol: {map}"));
+    }
     if problems.is_empty() {
         Ok(())
     } else {
         Err(Error::Check(problems))
     }
+}
+
+/// The tensor map symbol's declaration (`layout::tile_map`), as the device declares it.
+fn tile_map_declaration() -> String {
+    use layout::tile_map::{ALIGN, BYTES, SYMBOL};
+    format!(".const .align {ALIGN} .b8 {SYMBOL}[{BYTES}];")
 }
 
 #[cfg(test)]
@@ -314,6 +328,7 @@ mod tests {
         for sym in layout::masks::ALL {
             s += &format!(".const .align 16 .f32 {}[{}];\n", sym.name, sym.len);
         }
+        s += &(tile_map_declaration() + "\n");
         for e in layout::families::expected_entries() {
             let n = e.to_string();
             s += &format!(
@@ -354,7 +369,7 @@ mod tests {
         let ptx = good();
         check(&ptx).unwrap();
         let names: Vec<_> = const_symbols(&ptx).into_iter().map(|(n, _)| n).collect();
-        assert_eq!(names, vec!["MASK_1D", "MASK_2D", "MASK_3D"]);
+        assert_eq!(names, vec!["MASK_1D", "MASK_2D", "MASK_3D", "TILE_MAP"]);
     }
 
     #[test]

@@ -1,0 +1,12 @@
+//! The `.const` symbol holding a tensor map (CUDA's `CUtensorMap`, 128 opaque bytes that
+//! cuTensorMapEncodeTiled writes) of a launch's input: entries that read it stage each
+//! tile with one tensor copy (`cp.async.bulk.tensor`, sm_90's TMA) instead of each
+//! thread's 16-byte copies. The host fills it as it fills the masks (cudaMemcpyToSymbol)
+//! and says so in [`crate::ConvArgs::tile_map`].
+
+/// The PTX symbol's name.
+pub const SYMBOL: &str = "TILE_MAP";
+/// Its bytes (`CU_TENSOR_MAP_NUM_QWORDS` × 8).
+pub const BYTES: usize = 128;
+/// Its alignment: a tensor map in `.const` space must be 64-byte aligned.
+pub const ALIGN: usize = 64;
