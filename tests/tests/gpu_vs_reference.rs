@@ -539,6 +539,41 @@ fn correlate_on_device(gpu: &Gpu, n: ArrayViewD<f32>, m: ArrayViewD<f32>, mode: 
     (ran, dp.to_host().unwrap())
 }
 
+/// `conv2d_fast` from r = 3 stages the tiles of f32 rows a multiple of 4 floats with
+/// tensor copies (TMA, whose out-of-bounds cells read 0); under every other mode its
+/// border tiles are staged by copies beside them. Every mode (constant fills 0, -0 and
+/// 2.5), one image and a batch (a 3D tensor map), rows a tile and a half wide, against
+/// the reference.
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn tensor_copied_tiles_every_mode() {
+    let gpu = gpu();
+    let shapes: [&[usize]; 3] = [&[300, 196], &[3, 70, 260], &[41, 1028]];
+    let modes = Mode::ALL.into_iter().chain([Mode::Constant(-0.0), Mode::Constant(2.5)]);
+    for (i, r) in [3usize, 4].into_iter().enumerate() {
+        for (j, &shape) in shapes.iter().enumerate() {
+            let n = random_array(IxDyn(shape), 130 + 10 * i as u64 + j as u64);
+            let mut mask = vec![1; shape.len()];
+            let k = mask.len();
+            mask[k - 2..].fill(2 * r + 1);
+            let m = random_array(IxDyn(&mask), 150 + i as u64);
+            for mode in modes.clone() {
+                let opts = Options {
+                    variant: Variant::Conv2dFast,
+                    mode,
+                };
+                let got = gpu.correlate(n.view(), m.view(), opts).unwrap();
+                if let Err(e) = check_against_reference(got.view(), n.view(), m.view(), mode) {
+                    panic!("r = {r}, {shape:?}, {mode:?}: {e}");
+                }
+            }
+        }
+    }
+}
+
 /// A stack of images under a mask one element deep along the stack runs as a batch of
 /// 2D filters (conv2d_fast on every plane, one launch), and a stack of signals under a
 /// mask one row tall as a batch of 1D filters: each slice filtered on its own, in every

@@ -11,11 +11,15 @@ use ndarray::IxDyn;
 /// Shapes, outermost axis first: several tiles of every kernel along every axis, no side
 /// a multiple of a tile or of 4. `loops`: more tiles than an H200 holds blocks of the
 /// fast kernels, so persistent blocks go round their copy ring.
-fn shape(f: &Family, loops: bool) -> Vec<usize> {
+/// `aligned`: 2D rows a multiple of 4 floats (not of a tile), which `conv2d_fast` stages
+/// with tensor copies from r = 3 (`layout::families::conv2d_fast::tile_map`).
+fn shape(f: &Family, loops: bool, aligned: bool) -> Vec<usize> {
     match (f.dim, loops) {
         (1, false) => vec![3001],
         (1, true) => vec![1_500_001],
+        (2, false) if aligned => vec![67, 260],
         (2, false) => vec![67, 259],
+        (2, true) if aligned => vec![577, 2000],
         // 16 x 19 tiles of 128 x 32.
         (2, true) if !f.separable => vec![577, 2001],
         // Two 512-row chunks of two 128-column strips.
@@ -123,12 +127,12 @@ fn run(
     e: &Entry,
     radius: [u32; 3],
     mode: Mode,
-    loops: bool,
+    (loops, aligned): (bool, bool),
     seed: u64,
 ) -> Result<(), String> {
     assert_eq!(f.entry(radius), *e, "{e}: radii {radius:?} reach another entry");
     let v = Variant::from_name(f.name).expect("a variant per family");
-    let shape = shape(f, loops);
+    let shape = shape(f, loops, aligned);
     let n = random_array(IxDyn(&shape), seed);
     let mask_shape: Vec<usize> = (0..f.dim).rev().map(|a| 2 * radius[a] as usize + 1).collect();
     let m = if f.separable {
@@ -199,9 +203,17 @@ fn main() {
                 } else {
                     &modes
                 };
-                for (mode, loops) in modes.iter().map(|&m| (m, false)).chain(large) {
+                let mut cases: Vec<(Mode, (bool, bool))> = modes.iter().map(|&m| (m, (false, false))).collect();
+                cases.extend(large.map(|(m, l)| (m, (l, false))));
+                // Tensor-copied tiles: every mode (border tiles staged by copies beside
+                // them), and the ring's wrap-around.
+                if f.name == "conv2d_fast" && e.radius.is_some_and(layout::families::conv2d_fast::tile_map) {
+                    cases.extend(modes.iter().map(|&m| (m, (false, true))));
+                    cases.extend([(Mode::Zero, (true, true)), (Mode::Reflect, (true, true))]);
+                }
+                for (mode, shape) in cases {
                     launches += 1;
-                    if let Err(msg) = run(&gpu, f, &e, r, mode, loops, 1000 + i as u64) {
+                    if let Err(msg) = run(&gpu, f, &e, r, mode, shape, 1000 + i as u64) {
                         failures.push(msg);
                     }
                 }
