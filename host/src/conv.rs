@@ -584,13 +584,14 @@ impl Gpu {
     /// than zero ghost cells, their interior tiles), where they can: f32 pixels, and
     /// rows, planes and the first element 16-byte aligned (the tensor copies' rule).
     fn tile_map_of(&self, family: &str, r: Option<u32>, p: &Problem, b: &Buffers) -> Option<TileMap> {
-        use layout::families::conv2d_fast::{tile_box, tile_map};
+        use layout::families::{conv2d_fast, conv2d_separable};
         let r = r?;
-        if !matches!(family, "conv2d_fast" | "image_patches")
-            || !tile_map(r)
-            || b.pixel != layout::args::pixel::F32
-            || !b.input.is_multiple_of(16)
-        {
+        let boxed = match family {
+            "conv2d_fast" | "image_patches" if conv2d_fast::tile_map(r) => conv2d_fast::tile_box(r, p.channels.max(1)),
+            "conv2d_separable" if conv2d_separable::tile_map(r) => conv2d_separable::tile_box(r),
+            _ => return None,
+        };
+        if b.pixel != layout::args::pixel::F32 || !b.input.is_multiple_of(16) {
             return None;
         }
         let [w, h, d] = p.extent.map(u64::from);
@@ -604,7 +605,7 @@ impl Gpu {
             input: b.input,
             dims: [w * c, h, d],
             strides: [row, row * h],
-            boxed: tile_box(r, p.channels.max(1)),
+            boxed,
         })
     }
 }

@@ -70,10 +70,30 @@ pub const fn input_floats(r: u32) -> u32 {
 }
 
 /// Shared floats a block needs: two input buffers (one filtered while the next streams
-/// in) and the ring.
+/// in), the ring, and the tensor copies' two barriers.
 #[inline]
 pub const fn shared_floats(r: u32) -> u32 {
+    barriers_at(r) + 2 * 2
+}
+
+/// Where the tensor copies' barriers lie (floats from the shared base; 8-byte aligned):
+/// one `mbarrier` an input buffer, after the ring.
+#[inline]
+pub const fn barriers_at(r: u32) -> u32 {
     2 * input_floats(r) + ring_rows(r) * TILE_W
+}
+
+/// Whether the entry stages its steps with tensor copies where the host gives it a tile
+/// map (`crate::tile_map`), as `conv2d_fast` does its tiles.
+#[inline]
+pub const fn tile_map(_r: u32) -> bool {
+    true
+}
+
+/// The box of the tile map: a step's staged rows.
+#[inline]
+pub const fn tile_box(r: u32) -> [u32; 3] {
+    [staged_w(r), STEP, 1]
 }
 
 /// Blocks per SM the launch bounds ask for.
