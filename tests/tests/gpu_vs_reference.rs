@@ -543,7 +543,7 @@ fn correlate_on_device(gpu: &Gpu, n: ArrayViewD<f32>, m: ArrayViewD<f32>, mode: 
 /// tensor copies (TMA, whose out-of-bounds cells read 0); under every other mode its
 /// border tiles are staged by copies beside them. Every mode (constant fills 0, -0 and
 /// 2.5), one image and a batch (a 3D tensor map), rows a tile and a half wide, against
-/// the reference.
+/// the reference; `conv2d_separable`'s steps from r = 8 too.
 #[test]
 #[cfg_attr(
     not(gpu_present),
@@ -569,6 +569,23 @@ fn tensor_copied_tiles_every_mode() {
                 if let Err(e) = check_against_reference(got.view(), n.view(), m.view(), mode) {
                     panic!("r = {r}, {shape:?}, {mode:?}: {e}");
                 }
+            }
+        }
+    }
+    // conv2d_separable from r = 8: its steps by tensor copies, under every mode its
+    // blocks wholly inside (a strip and a chunk of 256 rows away from every edge).
+    let n = random_array(IxDyn(&[900, 516]), 170);
+    for r in [8usize, 16] {
+        let axes = [171, 172].map(|seed| gpuconv_tests::random_vec(2 * r + 1, seed));
+        let m = gpuconv_tests::outer(&axes);
+        for mode in modes.clone() {
+            let opts = Options {
+                variant: Variant::Conv2dSeparable,
+                mode,
+            };
+            let got = gpu.correlate(n.view(), m.view(), opts).unwrap();
+            if let Err(e) = check_against_reference(got.view(), n.view(), m.view(), mode) {
+                panic!("conv2d_separable r = {r}, {mode:?}: {e}");
             }
         }
     }

@@ -84,10 +84,13 @@ pub const fn barriers_at(r: u32) -> u32 {
 }
 
 /// Whether the entry stages its steps with tensor copies where the host gives it a tile
-/// map (`crate::tile_map`), as `conv2d_fast` does its tiles.
+/// map (`crate::tile_map`), as `conv2d_fast` does its tiles: from r = 8, where the
+/// threads' copies cost issue slots the FFMAs need (H200, 8192², 3 rounds, µs: r = 8
+/// 163.5 -> 157.6, r = 16 240.3 -> 220.3, r = 32 430.7 -> 398.4); below, where memory
+/// dominates, they were slower (r = 2 144.9 -> 147.3, r = 4 145.9 -> 149.2).
 #[inline]
-pub const fn tile_map(_r: u32) -> bool {
-    true
+pub const fn tile_map(r: u32) -> bool {
+    r >= 8
 }
 
 /// The box of the tile map: a step's staged rows.

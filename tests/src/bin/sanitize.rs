@@ -11,14 +11,15 @@ use ndarray::IxDyn;
 /// Shapes, outermost axis first: several tiles of every kernel along every axis, no side
 /// a multiple of a tile or of 4. `loops`: more tiles than an H200 holds blocks of the
 /// fast kernels, so persistent blocks go round their copy ring.
-/// `aligned`: 2D rows a multiple of 4 floats (not of a tile), which `conv2d_fast` stages
-/// with tensor copies from r = 3 (`layout::families::conv2d_fast::tile_map`).
+/// `aligned`: 2D rows a multiple of 4 floats (not of a tile), which `conv2d_fast` and
+/// `conv2d_separable` stage with tensor copies (their layouts' `tile_map`).
 fn shape(f: &Family, loops: bool, aligned: bool) -> Vec<usize> {
     match (f.dim, loops) {
         (1, false) => vec![3001],
         (1, true) => vec![1_500_001],
         (2, false) if aligned => vec![67, 260],
         (2, false) => vec![67, 259],
+        (2, true) if aligned && f.separable => vec![600, 132],
         (2, true) if aligned => vec![577, 2000],
         // 16 x 19 tiles of 128 x 32.
         (2, true) if !f.separable => vec![577, 2001],
@@ -210,6 +211,9 @@ fn main() {
                 if f.name == "conv2d_fast" && e.radius.is_some_and(layout::families::conv2d_fast::tile_map) {
                     cases.extend(modes.iter().map(|&m| (m, (false, true))));
                     cases.extend([(Mode::Zero, (true, true)), (Mode::Reflect, (true, true))]);
+                }
+                if f.name == "conv2d_separable" && e.radius.is_some_and(layout::families::conv2d_separable::tile_map) {
+                    cases.extend(modes.iter().map(|&m| (m, (false, true))));
                 }
                 for (mode, shape) in cases {
                     launches += 1;
