@@ -551,8 +551,17 @@ fn correlate_on_device(gpu: &Gpu, n: ArrayViewD<f32>, m: ArrayViewD<f32>, mode: 
 )]
 fn tensor_copied_tiles_every_mode() {
     let gpu = gpu();
-    let shapes: [&[usize]; 3] = [&[300, 196], &[3, 70, 260], &[41, 1028]];
     let modes = Mode::ALL.into_iter().chain([Mode::Constant(-0.0), Mode::Constant(2.5)]);
+    // Every mode through `variant`, against the reference.
+    let every_mode = |n: &ArrayD<f32>, m: &ArrayD<f32>, variant: Variant, what: String| {
+        for mode in modes.clone() {
+            let got = gpu.correlate(n.view(), m.view(), Options { variant, mode }).unwrap();
+            if let Err(e) = check_against_reference(got.view(), n.view(), m.view(), mode) {
+                panic!("{what}, {mode:?}: {e}");
+            }
+        }
+    };
+    let shapes: [&[usize]; 3] = [&[300, 196], &[3, 70, 260], &[41, 1028]];
     for (i, r) in [3usize, 4].into_iter().enumerate() {
         for (j, &shape) in shapes.iter().enumerate() {
             let n = random_array(IxDyn(shape), 130 + 10 * i as u64 + j as u64);
@@ -560,16 +569,7 @@ fn tensor_copied_tiles_every_mode() {
             let k = mask.len();
             mask[k - 2..].fill(2 * r + 1);
             let m = random_array(IxDyn(&mask), 150 + i as u64);
-            for mode in modes.clone() {
-                let opts = Options {
-                    variant: Variant::Conv2dFast,
-                    mode,
-                };
-                let got = gpu.correlate(n.view(), m.view(), opts).unwrap();
-                if let Err(e) = check_against_reference(got.view(), n.view(), m.view(), mode) {
-                    panic!("r = {r}, {shape:?}, {mode:?}: {e}");
-                }
-            }
+            every_mode(&n, &m, Variant::Conv2dFast, format!("conv2d_fast r = {r}, {shape:?}"));
         }
     }
     // conv2d_separable from r = 8: its steps by tensor copies, under every mode its
@@ -578,16 +578,7 @@ fn tensor_copied_tiles_every_mode() {
     for r in [8usize, 16] {
         let axes = [171, 172].map(|seed| gpuconv_tests::random_vec(2 * r + 1, seed));
         let m = gpuconv_tests::outer(&axes);
-        for mode in modes.clone() {
-            let opts = Options {
-                variant: Variant::Conv2dSeparable,
-                mode,
-            };
-            let got = gpu.correlate(n.view(), m.view(), opts).unwrap();
-            if let Err(e) = check_against_reference(got.view(), n.view(), m.view(), mode) {
-                panic!("conv2d_separable r = {r}, {mode:?}: {e}");
-            }
-        }
+        every_mode(&n, &m, Variant::Conv2dSeparable, format!("conv2d_separable r = {r}"));
     }
 }
 
