@@ -168,10 +168,11 @@ impl Gpu {
             return Ok(false);
         };
         let mut map = [0u64; 16];
-        let (elem, f32_type) = ([1u32; 3], 7u32); // CU_TENSOR_MAP_DATA_TYPE_FLOAT32
-                                                  // SAFETY: every pointer is to a live array of the length the rank (3) asks for;
-                                                  // the driver only writes the 128-byte map. Interleave, swizzle and OOB fill
-                                                  // are NONE (0: zeros); L2 promotion 128B (2).
+        // CU_TENSOR_MAP_DATA_TYPE_FLOAT32, every element of the box (element strides 1).
+        let (f32_type, elem) = (7u32, [1u32; 3]);
+        // SAFETY: every pointer is to a live array of the length the rank (3) asks for;
+        // the driver only writes the 128-byte map. Interleave, swizzle and OOB fill are
+        // NONE (0: zeros); L2 promotion 128B (2).
         let r = unsafe {
             encode(
                 &mut map,

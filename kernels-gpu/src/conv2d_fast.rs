@@ -13,9 +13,10 @@ use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv2d_fast::{
     barriers_at, buffer_floats, byte_ghosts, byte_ring, min_blocks, pad, persistent, raw_floats, rows_per_thread,
-    staged_w, stages, tile_h, tile_map, BYTE_WORDS, QX, THREADS_X, THREADS_Y, TILE_W,
+    staged_w, stages, tile_box, tile_h, tile_map, BYTE_WORDS, QX, THREADS_X, THREADS_Y, TILE_W,
 };
-use layout::mode::code as mode_code;
+use layout::mode::zero_ghosts;
+use layout::tile_map::box_bytes;
 
 const _: () = assert!(
     QX == patch::QX
@@ -128,9 +129,12 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
     // mode, fall to every block rather than to those on the image's left and right
     // columns (H200, 8192², r = 4, reflect: 1.06 of zero's time unrotated).
     // (Blocks of one tile, below the persistent radii, need neither.)
-    let cursor = || match persistent(R) {
-        true => TileCursor::rotated(grid, block_x(), grid_dim_x()),
-        false => TileCursor::new(grid, block_x(), grid_dim_x()),
+    let cursor = || {
+        if persistent(R) {
+            TileCursor::rotated(grid, block_x(), grid_dim_x())
+        } else {
+            TileCursor::new(grid, block_x(), grid_dim_x())
+        }
     };
     let (mut staged, mut computed) = (cursor(), cursor());
     let tid = thread_y() * THREADS_X + thread_x();
@@ -167,20 +171,13 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
     // cells as zeros, so under the other modes border tiles are staged as before
     // (`mapped`: one bit a buffer, whether its tile in flight came by a tensor copy).
     let tma = tile_map(R) && bytes::<P>() == 4 && a.tile_map != 0;
-    let zero_ghosts = a.mode == mode_code::ZERO || (a.mode == mode_code::CONSTANT && a.fill.to_bits() == 0);
+    let zero_ghosts = zero_ghosts(a.mode, a.fill);
     let mapped = core::cell::Cell::new(0u32);
     let bars = shared_addr(shared_f32()) + 4 * barriers_at(R, C, bytes::<P>());
-    let tile_bytes = 4 * buffer_floats(R, C, 4);
     let phases = core::cell::Cell::new(0u32);
     if tma {
-        if tid == 0 {
-            for k in 0..stages(R, C) {
-                // SAFETY: the block's barriers, after its buffers (`barriers_at`).
-                unsafe { barrier_init(bars + 8 * k) };
-            }
-            fence_barrier_init();
-        }
-        sync_threads();
+        // SAFETY: a barrier a buffer, after the buffers (`barriers_at`, `shared_floats`).
+        unsafe { init_tile_barriers(bars, stages(R, C), tid) };
     }
     pipelined_tiles(
         stages(R, C),
@@ -202,7 +199,14 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
                     // (`tile_box`); the buffer is 128-byte aligned (a multiple of 128
                     // bytes from the base) and the barrier is the buffer's, used by
                     // this copy alone until it lands.
-                    unsafe { tile_map_load(buf, bars + 8 * slot, tile_bytes, [win.gx0, win.gy0, z]) };
+                    unsafe {
+                        tile_map_load(
+                            buf,
+                            tile_barrier(bars, slot),
+                            box_bytes(tile_box(R, C)),
+                            [win.gx0, win.gy0, z],
+                        )
+                    };
                 }
                 return;
             }
@@ -221,7 +225,7 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
             if (mapped.get() >> slot) & 1 != 0 {
                 let q = phases.get();
                 // SAFETY: the buffer's barrier, initialized above.
-                unsafe { barrier_wait(bars + 8 * slot, (q >> slot) & 1) };
+                unsafe { barrier_wait(tile_barrier(bars, slot), (q >> slot) & 1) };
                 phases.set(q ^ (1 << slot));
             }
             if bytes16.get() {

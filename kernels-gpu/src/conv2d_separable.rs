@@ -14,10 +14,11 @@
 use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv2d_separable::{
-    barriers_at, chunk, input_floats, lag, min_blocks, pad, ring_rows, staged_w, tile_map, PATCH_ROWS, ROW_X, STEP,
-    THREADS, TILE_W,
+    barriers_at, chunk, input_floats, lag, min_blocks, pad, ring_rows, staged_w, tile_box, tile_map, PATCH_ROWS, ROW_X,
+    STEP, THREADS, TILE_W,
 };
-use layout::mode::code as mode_code;
+use layout::mode::zero_ghosts;
+use layout::tile_map::box_bytes;
 
 /// Threads that share a row in the row pass, and rows they filter at once.
 const ROW_THREADS: u32 = TILE_W / ROW_X;
@@ -121,20 +122,13 @@ unsafe fn separable<const R: u32>(a: &ConvArgs) {
     // step, completing on its buffer's barrier (step k: buffer k % 2, its use k / 2).
     // They read ghost cells as zeros: under another mode only a block whose rows and
     // columns read lie inside the image takes them.
-    let zero_ghosts = a.mode == mode_code::ZERO || (a.mode == mode_code::CONSTANT && a.fill.to_bits() == 0);
+    let zero = zero_ghosts(a.mode, a.fill);
     let inside = x0 >= pad(R) && x0 + TILE_W + pad(R) <= w && y0 >= R && last + R <= h;
-    let tma = tile_map(R) && a.tile_map != 0 && (zero_ghosts || inside);
+    let tma = tile_map(R) && a.tile_map != 0 && (zero || inside);
     let bars = base + 4 * barriers_at(R);
     if tma {
-        if tid == 0 {
-            // SAFETY: the block's two barriers, after the ring (`barriers_at`).
-            unsafe {
-                barrier_init(bars);
-                barrier_init(bars + 8);
-            }
-            fence_barrier_init();
-        }
-        sync_threads();
+        // SAFETY: the block's two barriers, after the ring (`barriers_at`, `shared_floats`).
+        unsafe { init_tile_barriers(bars, 2, tid) };
     }
     // Step k's input rows are y0 - R + 32k .., filtered into ring rows 32k ...
     let stage_step = |k: u32, rows: u32| {
@@ -160,7 +154,14 @@ unsafe fn separable<const R: u32>(a: &ConvArgs) {
                 // SAFETY: `a.tile_map`: the map describes the input with a box of STEP
                 // rows of sw floats (`tile_box`), which the buffer holds; it lies a
                 // multiple of 128 bytes from the base; the barrier is the buffer's.
-                unsafe { tile_map_load(buf, bars + 8 * slot, 4 * input_floats(R), [win.gx0, win.gy0, 0]) };
+                unsafe {
+                    tile_map_load(
+                        buf,
+                        tile_barrier(bars, slot),
+                        box_bytes(tile_box(R)),
+                        [win.gx0, win.gy0, 0],
+                    )
+                };
             }
             return;
         }
@@ -187,7 +188,7 @@ unsafe fn separable<const R: u32>(a: &ConvArgs) {
         cp_async_wait::<1>(); // this thread's copies of step k landed
         if tma {
             // SAFETY: the buffer's barrier, initialized above.
-            unsafe { barrier_wait(bars + 8 * (k % 2), (k / 2) % 2) };
+            unsafe { barrier_wait(tile_barrier(bars, k % 2), (k / 2) % 2) };
         }
         sync_threads(); // ... and everyone's; the ring rows step k overwrites are read
         let inb = s.wrapping_add((input_floats(R) * (k % 2)) as usize);

@@ -693,6 +693,31 @@ core::arch::global_asm!(
     n = const layout::tile_map::BYTES
 );
 
+/// The shared address of barrier `k` of the tensor copies' barriers from `bars`.
+#[inline(always)]
+pub fn tile_barrier(bars: u32, k: u32) -> u32 {
+    bars + 4 * layout::tile_map::BARRIER_FLOATS * k
+}
+
+/// Makes the `count` barriers from `bars` ([`tile_barrier`]) ready for tensor copies:
+/// thread `tid` 0 initializes them and fences them for the copies, then the block waits
+/// for it. Every thread of the block calls it, before any copy.
+///
+/// # Safety
+/// The barriers lie in this block's shared memory (8-byte aligned), which nothing else
+/// uses.
+#[inline(always)]
+pub unsafe fn init_tile_barriers(bars: u32, count: u32, tid: u32) {
+    if tid == 0 {
+        for k in 0..count {
+            // SAFETY: per the function's contract.
+            unsafe { barrier_init(tile_barrier(bars, k)) };
+        }
+        fence_barrier_init();
+    }
+    sync_threads();
+}
+
 /// Makes `bar` (a shared address, 8-byte aligned) an `mbarrier` that completes a phase
 /// when one thread has arrived and the bytes it announced have landed. One thread
 /// initializes; [`fence_barrier_init`] and a block barrier follow before any use.
@@ -700,7 +725,7 @@ core::arch::global_asm!(
 /// # Safety
 /// `bar` is 8 bytes of this block's shared memory that nothing else uses.
 #[inline(always)]
-pub unsafe fn barrier_init(bar: u32) {
+unsafe fn barrier_init(bar: u32) {
     // SAFETY: per the function's contract.
     unsafe {
         core::arch::asm!("mbarrier.init.shared::cta.b64 [{b}], 1;", b = in(reg32) bar, options(nostack, preserves_flags));
@@ -709,7 +734,7 @@ pub unsafe fn barrier_init(bar: u32) {
 
 /// Makes the initialized `mbarrier`s visible to the tensor copies (the async proxy).
 #[inline(always)]
-pub fn fence_barrier_init() {
+fn fence_barrier_init() {
     // SAFETY: a fence; no memory is touched.
     unsafe {
         core::arch::asm!(
@@ -734,7 +759,7 @@ pub fn fence_proxy_async() {
 /// # Safety
 /// The host filled `TILE_MAP` with a map of live global memory whose box holds `bytes`
 /// (`ConvArgs::tile_map`); `dst` is 128-byte aligned and holds the box; `bar` is an
-/// initialized barrier ([`barrier_init`]) whose current phase nobody else arrives on.
+/// initialized barrier ([`init_tile_barriers`]) whose current phase nobody else arrives on.
 #[inline(always)]
 pub unsafe fn tile_map_load(dst: u32, bar: u32, bytes: u32, [x, y, z]: [u32; 3]) {
     // SAFETY: per the function's contract.
@@ -755,7 +780,7 @@ pub unsafe fn tile_map_load(dst: u32, bar: u32, bytes: u32, [x, y, z]: [u32; 3])
 /// 2) completed: the tensor copy that phase announced has landed, visible to this thread.
 ///
 /// # Safety
-/// `bar` is an initialized barrier ([`barrier_init`]).
+/// `bar` is an initialized barrier ([`init_tile_barriers`]).
 #[inline(always)]
 pub unsafe fn barrier_wait(bar: u32, parity: u32) {
     loop {

@@ -109,6 +109,14 @@ impl Mode {
     }
 }
 
+/// Whether ghost cells under mode `mode` (a [`code`]) with constant fill `fill` are
+/// +0.0: zero, or a constant of +0.0 (not -0.0). The tensor copies read cells outside
+/// the tensor as +0.0, so only then may they stage a window that crosses the border.
+#[inline]
+pub fn zero_ghosts(mode: u32, fill: f32) -> bool {
+    mode == code::ZERO || (mode == code::CONSTANT && fill.to_bits() == 0)
+}
+
 /// Where coordinate `i` (possibly outside `0..n`, `n >= 1`) reads under the policy with
 /// code `mode`: an index in `0..n`, or -1 for a ghost cell that takes the fill value
 /// (zero, constant). This is the device's mapping; the CPU reference has its own.

@@ -10,3 +10,14 @@ pub const SYMBOL: &str = "TILE_MAP";
 pub const BYTES: usize = 128;
 /// Its alignment: a tensor map in `.const` space must be 64-byte aligned.
 pub const ALIGN: usize = 64;
+
+/// Shared floats of one `mbarrier` a tensor copy completes on (8 bytes, 8-byte aligned):
+/// one a buffer, after the buffers (the families' `barriers_at`).
+pub const BARRIER_FLOATS: u32 = 2;
+
+/// Bytes of the box `[x, y, z]` (f32 elements) one tensor copy lands: what its barrier
+/// waits for, and what the buffer holds.
+#[inline]
+pub const fn box_bytes([x, y, z]: [u32; 3]) -> u32 {
+    4 * x * y * z
+}

@@ -74,10 +74,6 @@ pub const fn tile_box(r: u32, c: u32) -> [u32; 3] {
     [staged_w(r, c, 4), tile_h(r, c) + 2 * r, 1]
 }
 
-/// Shared floats after the tile buffers and the raw area holding the tensor copies'
-/// barriers: one 8-byte `mbarrier` a buffer.
-pub const BARRIER_FLOATS: u32 = 2 * 4;
-
 /// Tiles in flight per block: a 3-deep ring when persistent, else one; 2 deep for
 /// interleaved channels, whose 8-row tiles in 3 buffers would leave one block per SM
 /// (H200, 8192² × 3 f32 r = 4: 8 rows 2 deep 736 us, 6 rows 3 deep 734).
@@ -144,10 +140,12 @@ pub fn byte_ghosts(mode: u32, fill: f32) -> bool {
 }
 
 /// Shared floats a block needs: `stages` tile buffers and the raw area (above 48 KiB the
-/// host opts in); the ring of raw slots, where u8 tiles take it, fits inside.
+/// host opts in), then a tensor copies' barrier a buffer where the radius takes them;
+/// the ring of raw slots, where u8 tiles take it, fits inside.
 #[inline]
 pub const fn shared_floats(r: u32, c: u32, bytes: u32) -> u32 {
-    barriers_at(r, c, bytes) + if tile_map(r) { BARRIER_FLOATS } else { 0 }
+    let barriers = if tile_map(r) { stages(r, c) } else { 0 };
+    barriers_at(r, c, bytes) + barriers * crate::tile_map::BARRIER_FLOATS
 }
 
 /// Where the tensor copies' barriers lie (floats from the shared base; 8-byte aligned:

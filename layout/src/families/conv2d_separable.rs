@@ -73,7 +73,7 @@ pub const fn input_floats(r: u32) -> u32 {
 /// in), the ring, and the tensor copies' two barriers.
 #[inline]
 pub const fn shared_floats(r: u32) -> u32 {
-    barriers_at(r) + 2 * 2
+    barriers_at(r) + 2 * crate::tile_map::BARRIER_FLOATS
 }
 
 /// Where the tensor copies' barriers lie (floats from the shared base; 8-byte aligned):
