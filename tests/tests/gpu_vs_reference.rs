@@ -542,8 +542,8 @@ fn correlate_on_device(gpu: &Gpu, n: ArrayViewD<f32>, m: ArrayViewD<f32>, mode: 
 /// `conv2d_fast` from r = 3 stages the tiles of f32 rows a multiple of 4 floats with
 /// tensor copies (TMA, whose out-of-bounds cells read 0); under every other mode its
 /// border tiles are staged by copies beside them. Every mode (constant fills 0, -0 and
-/// 2.5), one image and a batch (a 3D tensor map), rows a tile and a half wide, against
-/// the reference; `conv2d_separable`'s steps from r = 8 too.
+/// 2.5), one image and a batch (a 3D tensor map), rows a tile and a half wide, arrays
+/// smaller than the mask, against the reference; `conv2d_separable`'s steps from r = 8 too.
 #[test]
 #[cfg_attr(
     not(gpu_present),
@@ -561,7 +561,8 @@ fn tensor_copied_tiles_every_mode() {
             }
         }
     };
-    let shapes: [&[usize]; 3] = [&[300, 196], &[3, 70, 260], &[41, 1028]];
+    // Boxes wider and taller than the tensor too (the mask wider than the array).
+    let shapes: [&[usize]; 5] = [&[300, 196], &[3, 70, 260], &[41, 1028], &[1, 4], &[5, 8]];
     for (i, r) in [3usize, 4].into_iter().enumerate() {
         for (j, &shape) in shapes.iter().enumerate() {
             let n = random_array(IxDyn(shape), 130 + 10 * i as u64 + j as u64);
