@@ -11,7 +11,8 @@
 use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv3d_fast::{balanced_range, walk_units};
-use layout::mode::map_index;
+use layout::mode::{map_index, zero_ghosts};
+use layout::tile_map::box_bytes;
 
 /// A family's walk geometry (its `layout` functions at its radius).
 #[derive(Clone, Copy)]
@@ -47,6 +48,13 @@ pub struct Walk {
     pub table_at: u32,
     /// Its words (0: no table).
     pub table_words: u32,
+    /// Whether f32 planes come by tensor copies where the host filled the tile map
+    /// (`ConvArgs::tile_map`): the family's `tile_map` at this radius.
+    pub tile_map: bool,
+    /// The map's box (a staged plane: `tile_w + 2pd` x `tile_h + 2R` x 1).
+    pub tile_box: [u32; 3],
+    /// Where the copies' barriers lie, one a slot (floats from the shared base).
+    pub barriers_at: u32,
 }
 
 /// The [`Walk`] of a family at radius `$r` for the launch of `$a`: `$family` is its
@@ -71,6 +79,9 @@ macro_rules! walk_of {
             balanced: f::balanced($r),
             table_at: f::table_at($r),
             table_words: f::table_words($r),
+            tile_map: f::tile_map($r),
+            tile_box: f::tile_box($r),
+            barriers_at: f::barriers_at($r),
         }
     }};
 }
@@ -108,6 +119,18 @@ pub unsafe fn walk<const R: u32>(
     // (at 128, that spilled): only `unit` lives from one segment to the next. One call
     // site: with two, LLVM no longer inlined the staging into them.
     let mut unit = if g.balanced { share(a, g).0 } else { 0 };
+    // Planes staged by tensor copies complete on their slot's barrier; every thread
+    // waits for the phase of its use (one parity bit a slot, kept across segments).
+    let copies = Copies {
+        on: g.tile_map && a.tile_map != 0,
+        bars: shared_addr(shared_f32()) + 4 * g.barriers_at,
+        phases: core::cell::Cell::new(0),
+    };
+    if copies.on {
+        // SAFETY: a barrier a slot at `barriers_at`, inside the block's shared memory
+        // (the family's layout) and used for nothing else.
+        unsafe { init_tile_barriers(copies.bars, g.ring, thread_y() * g.threads.0 + thread_x()) };
+    }
     loop {
         let (args, segment_at) = if g.balanced {
             let mut args = *a;
@@ -131,12 +154,19 @@ pub unsafe fn walk<const R: u32>(
             (*a, (block_x() * g.tile_w, block_y() * g.tile_h, z_begin, steps))
         };
         // SAFETY: forwarded from the contract; the segment lies inside the volume.
-        unsafe { segment::<R>(&args, g, segment_at, &mut first, &mut add) };
+        unsafe { segment::<R>(&args, g, &copies, segment_at, &mut first, &mut add) };
         if !g.balanced {
             break;
         }
         sync_threads();
     }
+}
+
+/// The walk's tensor copies: whether it takes them, its slots' barriers and their phases.
+struct Copies {
+    on: bool,
+    bars: u32,
+    phases: core::cell::Cell<u32>,
 }
 
 /// The block's balanced share of the `walk_units`, `start .. end` (at most
@@ -159,6 +189,7 @@ fn share(a: &ConvArgs, g: Walk) -> (u32, u32) {
 unsafe fn segment<const R: u32>(
     a: &ConvArgs,
     g: Walk,
+    copies: &Copies,
     (x0, y0, z_begin, steps): (u32, u32, u32, u32),
     first: &mut impl FnMut(u32, *const f32),
     add: &mut impl FnMut(u32, *const f32, &mut [patch::Acc; patch::MAX_PLANES]),
@@ -223,13 +254,56 @@ unsafe fn segment<const R: u32>(
             threads,
         )
     };
+    if copies.on {
+        // The fill's stores above, before any tensor copy into the same slots.
+        sync_threads();
+    }
     // Staged planes; with lag 1 the last step stages and filters none.
     let planes = steps + 2 * R;
+    // Which slots' planes in flight came by a tensor copy (one bit a slot). The copies
+    // read cells outside the volume as zeros, so under the other modes only windows
+    // inside its rows and columns take them (from the plane the mode maps to).
+    let mapped = core::cell::Cell::new(0u32);
+    let zero = zero_ghosts(a.mode, a.fill);
     let stage_plane = |q: u32, buf: u32| {
         if g.lag == 0 || q < planes {
+            let win = window(q);
+            if copies.on && (zero || stage::interior(&win)) {
+                let slot = q % g.ring;
+                mapped.set(mapped.get() | (1 << slot));
+                if tid == 0 {
+                    // The slot's last plane may have been stored by threads: order
+                    // those stores before the tensor copy's.
+                    fence_proxy_async();
+                    let iz = map_index(a.mode, (z_begin + q) as i32 - R as i32, d as i32);
+                    // SAFETY: `a.tile_map`: the map describes the input with this box;
+                    // the slot is 128-byte aligned (a multiple of 32 floats from the
+                    // base) and its barrier is used by this copy alone until it lands.
+                    // A plane outside the volume (-1: zero ghosts only) reads as zeros.
+                    unsafe {
+                        tile_map_load(
+                            buf,
+                            tile_barrier(copies.bars, slot),
+                            box_bytes(g.tile_box),
+                            [win.gx0, win.gy0, iz as u32],
+                        )
+                    };
+                }
+                return;
+            }
+            mapped.set(mapped.get() & !(1 << (q % g.ring)));
             // SAFETY: the contract covers n, w, h and d; a slot holds slot_floats = sw·sh
             // floats inside the ring; x0 and pd are multiples of 4.
-            unsafe { stage::walked(window(q), buf, &walk, tid, threads) }
+            unsafe { stage::walked(win, buf, &walk, tid, threads) }
+        }
+    };
+    let land = |q: u32, _: u32| {
+        let slot = q % g.ring;
+        if copies.on && (mapped.get() >> slot) & 1 != 0 {
+            let phases = copies.phases.get();
+            // SAFETY: the slot's barrier, initialized by `walk`.
+            unsafe { barrier_wait(tile_barrier(copies.bars, slot), (phases >> slot) & 1) };
+            copies.phases.set(phases ^ (1 << slot));
         }
     };
     let mut acc = [patch::ZERO; patch::MAX_PLANES];
@@ -238,7 +312,7 @@ unsafe fn segment<const R: u32>(
         planes + g.lag,
         (g.ahead, g.ring, g.slot_floats),
         stage_plane,
-        |_, _| {},
+        land,
         |step, slot| {
             if g.lag == 0 || step < planes {
                 first(step, slot);

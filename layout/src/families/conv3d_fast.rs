@@ -152,11 +152,34 @@ pub const fn plane_floats(r: u32) -> u32 {
     staged_w(r) * (tile_h(r) + 2 * r)
 }
 
+/// Whether the walk stages f32 planes with tensor copies where the host gives it a tile
+/// map (`crate::tile_map`; under a mode other than zero ghost cells, the planes whose
+/// window lies inside the volume's rows and columns): one instruction a plane instead of
+/// each thread's 16-byte copies.
+#[inline]
+pub const fn tile_map(_r: u32) -> bool {
+    true
+}
+
+/// The box of the tile map: a staged plane, in floats across, rows down and planes
+/// (one), as `planes::walk` reads it from `(x0 - pad, y0 - r, z)`.
+#[inline]
+pub const fn tile_box(r: u32) -> [u32; 3] {
+    [staged_w(r), tile_h(r) + 2 * r, 1]
+}
+
+/// Where the tensor copies' barriers lie (floats from the shared base), one a ring slot
+/// where the radius takes them: after the ring of planes.
+#[inline]
+pub const fn barriers_at(r: u32) -> u32 {
+    ring(r) * plane_floats(r)
+}
+
 /// Where the walk's group table lies (`planes::Walk::table_at`, floats from the shared
-/// base): after the ring of planes.
+/// base): after the ring of planes and the barriers.
 #[inline]
 pub const fn table_at(r: u32) -> u32 {
-    ring(r) * plane_floats(r)
+    barriers_at(r) + super::walk_barriers(tile_map(r), ring(r))
 }
 
 /// Words of the walk's group table ([`super::walk_table_words`]; it fits at every radius).
@@ -245,6 +268,17 @@ pub(crate) fn walk_launch(
         depth: Some(depth),
     })
 }
+
+// Tensor copies land in whole ring slots: each 128-byte aligned (a multiple of 32
+// floats), and the barriers after them 8-byte aligned.
+const _: () = {
+    let mut r = 0;
+    while r <= MAX_RADIUS {
+        assert!(plane_floats(r) % 32 == 0 && barriers_at(r) % 2 == 0);
+        assert!(crate::tile_map::box_bytes(tile_box(r)) == 4 * plane_floats(r));
+        r += 1;
+    }
+};
 
 #[cfg(test)]
 mod tests {

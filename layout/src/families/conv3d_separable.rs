@@ -135,9 +135,29 @@ pub const fn filtered_floats(r: u32) -> u32 {
 }
 
 /// Where the walk's group table lies (`planes::Walk::table_at`, floats from the shared
-/// base): after the ring of planes and the once-filtered planes.
+/// base): after the ring of planes, the once-filtered planes and the barriers.
 #[inline]
 pub const fn table_at(r: u32) -> u32 {
+    barriers_at(r) + super::walk_barriers(tile_map(r), ring(r))
+}
+
+/// Whether the walk stages f32 planes with tensor copies where the host gives it a tile
+/// map, as `conv3d_fast`'s does (`super::conv3d_fast::tile_map`).
+#[inline]
+pub const fn tile_map(_r: u32) -> bool {
+    true
+}
+
+/// The box of the tile map: a staged plane (floats across, rows down, one plane).
+#[inline]
+pub const fn tile_box(r: u32) -> [u32; 3] {
+    [staged_w(r), staged_h(r), 1]
+}
+
+/// Where the tensor copies' barriers lie (floats from the shared base): after the ring
+/// of planes and the once-filtered planes.
+#[inline]
+pub const fn barriers_at(r: u32) -> u32 {
     ring(r) * plane_floats(r) + (1 + lag(r)) * filtered_floats(r)
 }
 
@@ -208,3 +228,14 @@ fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
     super::conv3d_fast::walk_launch(p, (tile_w(r), tile_h(r)), shared_floats(r), waves(r), balanced(r))
 }
+
+// Tensor copies land in whole ring slots: each 128-byte aligned (a multiple of 32
+// floats), and the barriers after them 8-byte aligned.
+const _: () = {
+    let mut r = 1;
+    while r <= MAX_RADIUS {
+        assert!(plane_floats(r) % 32 == 0 && barriers_at(r) % 2 == 0);
+        assert!(crate::tile_map::box_bytes(tile_box(r)) == 4 * plane_floats(r));
+        r += 1;
+    }
+};

@@ -39,6 +39,17 @@ pub const fn walk_table_words(table_at: u32, plane_floats: u32, blocks: u32) -> 
     }
 }
 
+/// Shared floats of a 3D walk's tensor-copy barriers (`crate::tile_map`): one a slot of
+/// its `ring` where the family's radius takes tensor copies, else none.
+#[inline]
+pub const fn walk_barriers(tile_map: bool, ring: u32) -> u32 {
+    if tile_map {
+        ring * crate::tile_map::BARRIER_FLOATS
+    } else {
+        0
+    }
+}
+
 /// Calls `$m! { $(#[doc] module => Variant,)* }` with every kernel family: the one list of
 /// them. A family's module name is its name everywhere (device file, PTX entry, host
 /// `Variant::name`, test and bench ids); the second name is its host `Variant`.
