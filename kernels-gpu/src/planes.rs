@@ -266,10 +266,11 @@ unsafe fn segment<const R: u32>(
     let mapped = core::cell::Cell::new(0u32);
     let zero = zero_ghosts(a.mode, a.fill);
     let stage_plane = |q: u32, buf: u32| {
+        let slot = q % g.ring;
+        mapped.set(mapped.get() & !(1 << slot));
         if g.lag == 0 || q < planes {
             let win = window(q);
             if copies.on && (zero || stage::interior(&win)) {
-                let slot = q % g.ring;
                 mapped.set(mapped.get() | (1 << slot));
                 if tid == 0 {
                     // The slot's last plane may have been stored by threads: order
@@ -291,7 +292,6 @@ unsafe fn segment<const R: u32>(
                 }
                 return;
             }
-            mapped.set(mapped.get() & !(1 << (q % g.ring)));
             // SAFETY: the contract covers n, w, h and d; a slot holds slot_floats = sw·sh
             // floats inside the ring; x0 and pd are multiples of 4.
             unsafe { stage::walked(win, buf, &walk, tid, threads) }
