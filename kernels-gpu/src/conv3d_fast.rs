@@ -32,7 +32,8 @@ const _: () = assert!(
 unsafe fn conv3d_fast<const R: u32>(a: &ConvArgs) {
     let g = crate::walk_of!(conv3d_fast, R, a);
     let first = ((thread_y() * g.k) * staged_w(R) + QX * thread_x()) as usize;
-    let add = |_: u32, slot: *const f32, acc: &mut [patch::Acc; patch::MAX_PLANES]| {
+    let add = #[inline(always)]
+    |_: u32, slot: *const f32, acc: &mut [patch::Acc; patch::MAX_PLANES]| {
         // SAFETY: the thread's window lies inside the slot.
         unsafe {
             patch::accumulate::<R, 1>(

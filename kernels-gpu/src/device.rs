@@ -718,6 +718,28 @@ pub unsafe fn init_tile_barriers(bars: u32, count: u32, tid: u32) {
     sync_threads();
 }
 
+/// Retires the `count` barriers from `bars` made by [`init_tile_barriers`], so that they
+/// may be made again: thread `tid` 0 invalidates them.
+///
+/// # Safety
+/// Every copy on them landed and every thread of the block finished its waits on them
+/// (a block barrier since).
+#[inline(always)]
+pub unsafe fn inval_tile_barriers(bars: u32, count: u32, tid: u32) {
+    if tid == 0 {
+        for k in 0..count {
+            // SAFETY: per the function's contract.
+            unsafe {
+                core::arch::asm!(
+                    "mbarrier.inval.shared::cta.b64 [{b}];",
+                    b = in(reg32) tile_barrier(bars, k),
+                    options(nostack, preserves_flags)
+                )
+            };
+        }
+    }
+}
+
 /// Makes `bar` (a shared address, 8-byte aligned) an `mbarrier` that completes a phase
 /// when one thread has arrived and the bytes it announced have landed. One thread
 /// initializes; [`fence_barrier_init`] and a block barrier follow before any use.

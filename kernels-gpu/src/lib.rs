@@ -7,7 +7,12 @@
 //! probe's struct) by value, the struct the host fills.
 #![no_std]
 #![feature(abi_gpu_kernel, stdarch_nvptx, asm_experimental_arch)]
-#![feature(core_intrinsics, gpu_intrinsics, gpu_launch_sized_workgroup_mem)]
+#![feature(
+    core_intrinsics,
+    gpu_intrinsics,
+    gpu_launch_sized_workgroup_mem,
+    stmt_expr_attributes
+)]
 #![allow(internal_features)]
 #![deny(
     unsafe_op_in_unsafe_fn,

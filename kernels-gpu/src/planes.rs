@@ -11,7 +11,7 @@
 use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv3d_fast::{balanced_range, walk_units};
-use layout::mode::{map_index, zero_ghosts};
+use layout::mode::{code, map_index, zero_ghosts};
 use layout::tile_map::box_bytes;
 
 /// A family's walk geometry (its `layout` functions at its radius).
@@ -119,18 +119,6 @@ pub unsafe fn walk<const R: u32>(
     // (at 128, that spilled): only `unit` lives from one segment to the next. One call
     // site: with two, LLVM no longer inlined the staging into them.
     let mut unit = if g.balanced { share(a, g).0 } else { 0 };
-    // Planes staged by tensor copies complete on their slot's barrier; every thread
-    // waits for the phase of its use (one parity bit a slot, kept across segments).
-    let copies = Copies {
-        on: g.tile_map && a.tile_map != 0,
-        bars: shared_addr(shared_f32()) + 4 * g.barriers_at,
-        phases: core::cell::Cell::new(0),
-    };
-    if copies.on {
-        // SAFETY: a barrier a slot at `barriers_at`, inside the block's shared memory
-        // (the family's layout) and used for nothing else.
-        unsafe { init_tile_barriers(copies.bars, g.ring, thread_y() * g.threads.0 + thread_x()) };
-    }
     loop {
         let (args, segment_at) = if g.balanced {
             let mut args = *a;
@@ -154,19 +142,12 @@ pub unsafe fn walk<const R: u32>(
             (*a, (block_x() * g.tile_w, block_y() * g.tile_h, z_begin, steps))
         };
         // SAFETY: forwarded from the contract; the segment lies inside the volume.
-        unsafe { segment::<R>(&args, g, &copies, segment_at, &mut first, &mut add) };
+        unsafe { segment::<R>(&args, g, segment_at, &mut first, &mut add) };
         if !g.balanced {
             break;
         }
         sync_threads();
     }
-}
-
-/// The walk's tensor copies: whether it takes them, its slots' barriers and their phases.
-struct Copies {
-    on: bool,
-    bars: u32,
-    phases: core::cell::Cell<u32>,
 }
 
 /// The block's balanced share of the `walk_units`, `start .. end` (at most
@@ -189,7 +170,6 @@ fn share(a: &ConvArgs, g: Walk) -> (u32, u32) {
 unsafe fn segment<const R: u32>(
     a: &ConvArgs,
     g: Walk,
-    copies: &Copies,
     (x0, y0, z_begin, steps): (u32, u32, u32, u32),
     first: &mut impl FnMut(u32, *const f32),
     add: &mut impl FnMut(u32, *const f32, &mut [patch::Acc; patch::MAX_PLANES]),
@@ -226,121 +206,138 @@ unsafe fn segment<const R: u32>(
             inline_border: false,
         }
     };
-    // Every plane's window has the same columns and rows: this thread's edge cell and
-    // what each of its groups takes, once.
-    let groups = if g.table_words > 0 && stage::table_fits(&window(0)) {
-        let table = 4 * g.table_at;
-        // SAFETY: the table's words lie past the ring and whatever `add` uses (the
-        // family's layout: `table_at`, `table_words`); the window's width is a multiple
-        // of 4; it fits.
-        unsafe { stage::group_table(&window(0), table, tid, threads) };
-        Some(table)
-    } else {
-        None
-    };
-    let walk = stage::Walking {
-        edge: stage::EdgeCell::of(&window(0), tid, threads, true),
-        raw: None,
-        groups,
-    };
-    // SAFETY: the ring's slots (slot_floats each from the dynamic shared base); no copy
-    // is in flight yet.
-    unsafe {
-        stage::fill_unread(
-            &window(0),
-            &walk,
-            (shared_addr(shared_f32()), 4 * g.slot_floats, g.ring),
-            tid,
-            threads,
-        )
-    };
-    if copies.on {
-        // The fill's stores above, before any tensor copy into the same slots.
-        sync_threads();
-    }
-    // Staged planes; with lag 1 the last step stages and filters none.
+    // Every plane of the segment comes by a tensor copy where the host filled the tile
+    // map, under zero ghost cells; the copies read cells outside the volume as zeros, so
+    // under a mapping mode only where the window lies inside the volume's rows and
+    // columns (each plane from the one the mode maps it to), and under a constant of
+    // other fills never. Each completes on its slot's barrier, whose phase each thread
+    // waits for: the slot's uses in this segment so far, modulo 2 (the barriers are made
+    // anew for each segment).
+    let w0 = window(0);
+    let copied = g.tile_map
+        && a.tile_map != 0
+        && (zero_ghosts(a.mode, a.fill) || (a.mode != code::CONSTANT && stage::inside_plane(&w0)));
+    let bars = shared_addr(shared_f32()) + 4 * g.barriers_at;
+    // Staged planes; with lag 1 the last step stages and filters none (but for a tensor
+    // copy of the plane after, which keeps every step's wait alike).
     let planes = steps + 2 * R;
-    // Which slots' planes in flight came by a tensor copy (one bit a slot). The copies
-    // read cells outside the volume as zeros, so under the other modes only windows
-    // inside its rows and columns take them (from the plane the mode maps to).
-    let mapped = core::cell::Cell::new(0u32);
-    let zero = zero_ghosts(a.mode, a.fill);
-    let stage_plane = |q: u32, buf: u32| {
-        let slot = q % g.ring;
-        mapped.set(mapped.get() & !(1 << slot));
-        if g.lag == 0 || q < planes {
+    let copy_plane = #[inline(always)]
+    |q: u32, buf: u32| {
+        if tid == 0 {
             let win = window(q);
-            if copies.on && (zero || stage::interior(&win)) {
-                mapped.set(mapped.get() | (1 << slot));
-                if tid == 0 {
-                    // The slot's last plane may have been stored by threads: order
-                    // those stores before the tensor copy's.
-                    fence_proxy_async();
-                    let iz = map_index(a.mode, (z_begin + q) as i32 - R as i32, d as i32);
-                    // SAFETY: `a.tile_map`: the map describes the input with this box;
-                    // the slot is 128-byte aligned (a multiple of 32 floats from the
-                    // base) and its barrier is used by this copy alone until it lands.
-                    // A plane outside the volume (-1: zero ghosts only) reads as zeros.
-                    unsafe {
-                        tile_map_load(
-                            buf,
-                            tile_barrier(copies.bars, slot),
-                            box_bytes(g.tile_box),
-                            [win.gx0, win.gy0, iz as u32],
-                        )
-                    };
-                }
-                return;
-            }
-            // SAFETY: the contract covers n, w, h and d; a slot holds slot_floats = sw·sh
-            // floats inside the ring; x0 and pd are multiples of 4.
-            unsafe { stage::walked(win, buf, &walk, tid, threads) }
+            // The slot's last plane may have been stored by threads: order those stores
+            // before the tensor copy's.
+            fence_proxy_async();
+            let iz = map_index(a.mode, (z_begin + q) as i32 - R as i32, d as i32);
+            // SAFETY: `a.tile_map`: the map describes the input with this box; the slot
+            // is 128-byte aligned (a multiple of 32 floats from the base) and its barrier
+            // is used by this copy alone until it lands. A plane outside the volume (-1:
+            // zero ghosts only) reads as zeros.
+            unsafe {
+                tile_map_load(
+                    buf,
+                    tile_barrier(bars, q % g.ring),
+                    box_bytes(g.tile_box),
+                    [win.gx0, win.gy0, iz as u32],
+                )
+            };
         }
     };
-    let land = |q: u32, _: u32| {
-        let slot = q % g.ring;
-        if copies.on && (mapped.get() >> slot) & 1 != 0 {
-            let phases = copies.phases.get();
-            // SAFETY: the slot's barrier, initialized by `walk`.
-            unsafe { barrier_wait(tile_barrier(copies.bars, slot), (phases >> slot) & 1) };
-            copies.phases.set(phases ^ (1 << slot));
-        }
+    let copy_landed = #[inline(always)]
+    |q: u32, _: u32| {
+        // SAFETY: the slot's barrier, initialized below; plane q is its use q / ring.
+        unsafe { barrier_wait(tile_barrier(bars, q % g.ring), (q / g.ring) & 1) };
     };
     let mut acc = [patch::ZERO; patch::MAX_PLANES];
     let mut previous = core::ptr::null::<f32>();
-    streamed(
-        planes + g.lag,
-        (g.ahead, g.ring, g.slot_floats),
-        stage_plane,
-        land,
-        |step, slot| {
-            if g.lag == 0 || step < planes {
-                first(step, slot);
-            }
-            // The plane `add` takes: this step's, or with lag 1 the step before's.
-            let (q, at) = if g.lag == 0 {
-                (step, slot)
-            } else {
-                (step.wrapping_sub(1), previous)
-            };
-            previous = slot;
-            if step < g.lag {
-                return;
-            }
-            add(q, at, &mut acc);
-            if q >= 2 * R {
-                let out = p.wrapping_add((z_begin + q - 2 * R) as usize * plane_len);
-                let (x, y) = (x0 + g.qx * tx, y0 + ty * g.k);
-                // SAFETY: output plane z_begin + q - 2R < z_begin + steps <= d lies inside P.
-                unsafe {
-                    if g.qx == 1 {
-                        patch::store_column(&acc[0], g.k, out, w, w, h, x, y)
-                    } else {
-                        patch::store(&acc[0], g.k, out, w, w, h, x, y)
-                    }
+    // Each step's work on the staged plane, the same closure in both loops below (two
+    // loops, so that each holds registers for its own staging only: one loop for both
+    // spilled at 128 registers).
+    macro_rules! consume {
+        () => {
+            #[inline(always)]
+            |step: u32, slot: *const f32| {
+                if g.lag == 0 || step < planes {
+                    first(step, slot);
+                }
+                // The plane `add` takes: this step's, or with lag 1 the step before's.
+                let (q, at) = if g.lag == 0 {
+                    (step, slot)
+                } else {
+                    (step.wrapping_sub(1), previous)
                 };
+                previous = slot;
+                if step < g.lag {
+                    return;
+                }
+                add(q, at, &mut acc);
+                if q >= 2 * R {
+                    let out = p.wrapping_add((z_begin + q - 2 * R) as usize * plane_len);
+                    let (x, y) = (x0 + g.qx * tx, y0 + ty * g.k);
+                    // SAFETY: output plane z_begin + q - 2R < z_begin + steps <= d lies inside P.
+                    unsafe {
+                        if g.qx == 1 {
+                            patch::store_column(&acc[0], g.k, out, w, w, h, x, y)
+                        } else {
+                            patch::store(&acc[0], g.k, out, w, w, h, x, y)
+                        }
+                    };
+                }
+                patch::rotate(&mut acc, 2 * R as usize + 1, patch::ZERO);
             }
-            patch::rotate(&mut acc, 2 * R as usize + 1, patch::ZERO);
-        },
-    );
+        };
+    }
+    let ring = (g.ahead, g.ring, g.slot_floats);
+    if copied {
+        // SAFETY: a barrier a slot at `barriers_at`, inside the block's shared memory
+        // (the family's layout) and used for nothing else.
+        unsafe { init_tile_barriers(bars, g.ring, tid) };
+        streamed(planes + g.lag, ring, copy_plane, copy_landed, consume!());
+        // SAFETY: every copy landed and every thread passed its waits before the last
+        // step's block barrier; the next segment makes them anew after a block barrier.
+        unsafe { inval_tile_barriers(bars, g.ring, tid) };
+    } else {
+        // Every plane's window has the same columns and rows: this thread's edge cell and
+        // what each of its groups takes, once.
+        let groups = if g.table_words > 0 && stage::table_fits(&window(0)) {
+            let table = 4 * g.table_at;
+            // SAFETY: the table's words lie past the ring and whatever `add` uses (the
+            // family's layout: `table_at`, `table_words`); the window's width is a multiple
+            // of 4; it fits.
+            unsafe { stage::group_table(&window(0), table, tid, threads) };
+            Some(table)
+        } else {
+            None
+        };
+        let walk = stage::Walking {
+            edge: stage::EdgeCell::of(&window(0), tid, threads, true),
+            raw: None,
+            groups,
+        };
+        // SAFETY: the ring's slots (slot_floats each from the dynamic shared base); no copy
+        // is in flight yet.
+        unsafe {
+            stage::fill_unread(
+                &window(0),
+                &walk,
+                (shared_addr(shared_f32()), 4 * g.slot_floats, g.ring),
+                tid,
+                threads,
+            )
+        };
+        streamed(
+            planes + g.lag,
+            ring,
+            |q, buf| {
+                if g.lag == 0 || q < planes {
+                    // SAFETY: the contract covers n, w, h and d; a slot holds
+                    // slot_floats = sw·sh floats inside the ring; x0 and pd are
+                    // multiples of 4.
+                    unsafe { stage::walked(window(q), buf, &walk, tid, threads) }
+                }
+            },
+            |_, _| {},
+            consume!(),
+        );
+    }
 }

@@ -543,7 +543,8 @@ fn correlate_on_device(gpu: &Gpu, n: ArrayViewD<f32>, m: ArrayViewD<f32>, mode: 
 /// tensor copies (TMA, whose out-of-bounds cells read 0); under every other mode its
 /// border tiles are staged by copies beside them. Every mode (constant fills 0, -0 and
 /// 2.5), one image and a batch (a 3D tensor map), rows a tile and a half wide, arrays
-/// smaller than the mask, against the reference; `conv2d_separable`'s steps from r = 8 too.
+/// smaller than the mask, against the reference; `conv2d_separable`'s steps from r = 8
+/// and the 3D walks' planes too.
 #[test]
 #[cfg_attr(
     not(gpu_present),
@@ -580,6 +581,29 @@ fn tensor_copied_tiles_every_mode() {
         let axes = [171, 172].map(|seed| gpuconv_tests::random_vec(2 * r + 1, seed));
         let m = gpuconv_tests::outer(&axes);
         every_mode(&n, &m, Variant::Conv2dSeparable, format!("conv2d_separable r = {r}"));
+    }
+    // The 3D walks (`conv3d_fast` r = 1..3, `conv3d_separable` r = 1..4) copy each plane
+    // by a tensor copy: under zero ghost cells every plane, under a mapping mode those of
+    // columns whose window lies inside the volume's rows and columns (here some do, some
+    // do not, so a balanced block's segments take both ways in turn); volumes smaller
+    // than the mask and than one box too.
+    let volumes: [&[usize]; 3] = [&[37, 70, 300], &[5, 9, 8], &[2, 3, 4]];
+    for (j, &shape) in volumes.iter().enumerate() {
+        let n = random_array(IxDyn(shape), 180 + j as u64);
+        for r in 1..=4usize {
+            let axes = [181, 182, 183].map(|seed| gpuconv_tests::random_vec(2 * r + 1, seed + r as u64));
+            let m = gpuconv_tests::outer(&axes);
+            every_mode(
+                &n,
+                &m,
+                Variant::Conv3dSeparable,
+                format!("conv3d_separable r = {r}, {shape:?}"),
+            );
+            if r <= 3 {
+                let m = random_array(IxDyn(&[2 * r + 1; 3]), 190 + r as u64);
+                every_mode(&n, &m, Variant::Conv3dFast, format!("conv3d_fast r = {r}, {shape:?}"));
+            }
+        }
     }
 }
 
