@@ -239,6 +239,22 @@ pub unsafe fn load_shared_u32(addr: u32) -> u32 {
     w
 }
 
+/// Adds `v` to the word at shared `addr` atomically and returns the word before
+/// (`atom.shared.add.u32`): slots handed out to the threads of a block.
+///
+/// # Safety
+/// `addr` is a 4-byte aligned address inside the block's shared memory.
+#[inline(always)]
+pub unsafe fn atomic_add_shared_u32(addr: u32, v: u32) -> u32 {
+    let old: u32;
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!("atom.shared.add.u32 {o}, [{a}], {v};", o = out(reg32) old, a = in(reg32) addr,
+            v = in(reg32) v, options(nostack, preserves_flags));
+    }
+    old
+}
+
 /// Loads 16 bytes from shared memory as four words (`ld.shared.v4.u32`).
 ///
 /// # Safety

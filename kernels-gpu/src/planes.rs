@@ -55,6 +55,10 @@ pub struct Walk {
     pub tile_box: [u32; 3],
     /// Where the copies' barriers lie, one a slot (floats from the shared base).
     pub barriers_at: u32,
+    /// Where the ghost list lies (floats from the shared base; `segment`).
+    pub ghosts_at: u32,
+    /// Its words (0: mapping modes stage their planes by threads).
+    pub ghost_words: u32,
 }
 
 /// The [`Walk`] of a family at radius `$r` for the launch of `$a`: `$family` is its
@@ -82,6 +86,8 @@ macro_rules! walk_of {
             tile_map: f::tile_map($r),
             tile_box: f::tile_box($r),
             barriers_at: f::barriers_at($r),
+            ghosts_at: f::ghosts_at($r),
+            ghost_words: f::ghost_words($r),
         }
     }};
 }
@@ -132,7 +138,6 @@ pub unsafe fn walk<const R: u32>(
             let (d, columns) = (args.extent[2].max(1), args.extent[0].div_ceil(g.tile_w).max(1));
             let (column, z_begin) = (unit / d, unit % d);
             let steps = (d - z_begin).min(end - unit);
-            unit += steps;
             let (x0, y0) = ((column % columns) * g.tile_w, (column / columns) * g.tile_h);
             (args, (x0, y0, z_begin, steps))
         } else {
@@ -146,6 +151,12 @@ pub unsafe fn walk<const R: u32>(
         if !g.balanced {
             break;
         }
+        // The next unit, from the segment's column and planes (live through it) rather
+        // than `unit` held across it (at 128 registers that spilled).
+        let (x0, y0, z_begin, steps) = segment_at;
+        let [x0, y0, z_begin, steps] = [x0, y0, z_begin, steps].map(computed_u32);
+        let columns = args.extent[0].div_ceil(g.tile_w).max(1);
+        unit = ((y0 / g.tile_h) * columns + x0 / g.tile_w) * args.extent[2] + z_begin + steps;
         sync_threads();
     }
 }
@@ -207,17 +218,22 @@ unsafe fn segment<const R: u32>(
         }
     };
     // Every plane of the segment comes by a tensor copy where the host filled the tile
-    // map, under zero ghost cells; the copies read cells outside the volume as zeros, so
-    // under a mapping mode only where the window lies inside the volume's rows and
-    // columns (each plane from the one the mode maps it to), and under a constant of
-    // other fills never. Each completes on its slot's barrier, whose phase each thread
-    // waits for: the slot's uses in this segment so far, modulo 2 (the barriers are made
-    // anew for each segment).
+    // map (each plane from the one the mode maps it to). The copies read cells outside
+    // the volume as zeros: under another mode, the threads then write the window's ghost
+    // cells (its ghost list, below). Each copy completes on its slot's barrier, whose
+    // phase each thread waits for: the slot's uses in this segment so far, modulo 2 (the
+    // barriers are made anew for each segment).
     let w0 = window(0);
-    let copied = g.tile_map
-        && a.tile_map != 0
-        && (zero_ghosts(a.mode, a.fill) || (a.mode != code::CONSTANT && stage::inside_plane(&w0)));
+    let zero = zero_ghosts(a.mode, a.fill);
+    let copied = g.tile_map && a.tile_map != 0 && (zero || g.ghost_words > 0);
     let bars = shared_addr(shared_f32()) + 4 * g.barriers_at;
+    // The ghost list: the count, a pad word, the address of each slot's plane, then for
+    // each cell of the window outside the volume that a tap reads (within R of it), its
+    // byte offset in a slot and the element of a plane it reads (the mode's mapping; none
+    // under a constant). The window's columns and rows are the same in every plane: made
+    // once a segment.
+    let list = shared_addr(shared_f32()) + 4 * g.ghosts_at;
+    let entries = list + 8 + 8 * g.ring;
     // Staged planes; with lag 1 the last step stages and filters none (but for a tensor
     // copy of the plane after, which keeps every step's wait alike).
     let planes = steps + 2 * R;
@@ -225,6 +241,14 @@ unsafe fn segment<const R: u32>(
     |q: u32, buf: u32| {
         if tid == 0 {
             let win = window(q);
+            if !zero {
+                // The plane's address for the threads' ghost cells ([`fix`]; 0: a plane
+                // outside the volume, all fill values).
+                let at = if win.ghost { 0 } else { win.plane as u64 };
+                // SAFETY: the list's word pair of this slot (the family's layout); read
+                // after a block barrier, by then this slot's plane's.
+                unsafe { store_shared_u32x2(list + 8 + 8 * (q % g.ring), at as u32, (at >> 32) as u32) };
+            }
             // The slot's last plane may have been stored by threads: order those stores
             // before the tensor copy's.
             fence_proxy_async();
@@ -289,10 +313,119 @@ unsafe fn segment<const R: u32>(
     }
     let ring = (g.ahead, g.ring, g.slot_floats);
     if copied {
+        if !zero {
+            if tid == 0 {
+                // SAFETY: the list's first two words (the family's layout: `ghosts_at`,
+                // 8-byte aligned); the barrier before this segment ends every read of them.
+                unsafe { store_shared_u32x2(list, 0, 0) };
+            }
+            sync_threads();
+            let (gx0, gy0, r) = (w0.gx0 as i32, w0.gy0 as i32, R as i32);
+            let (wi, hi) = (w as i32, h as i32);
+            let mut cell = tid;
+            while cell < w0.sw * w0.sh {
+                let (gx, gy) = (gx0 + (cell % w0.sw) as i32, gy0 + (cell / w0.sw) as i32);
+                let outside = gx < 0 || gx >= wi || gy < 0 || gy >= hi;
+                if outside && gx >= -r && gx < wi + r && gy >= -r && gy < hi + r {
+                    let src = if a.mode == code::CONSTANT {
+                        0
+                    } else {
+                        map_index(a.mode, gy, hi) as u32 * w + map_index(a.mode, gx, wi) as u32
+                    };
+                    // SAFETY: the list's words (at most `2R(sw + sh)` cells, which
+                    // `ghost_words` holds), their count zeroed before the barrier above.
+                    unsafe {
+                        let k = atomic_add_shared_u32(list, 1);
+                        store_shared_u32x2(entries + 8 * k, 4 * cell, src);
+                    }
+                }
+                cell += threads;
+            }
+        }
         // SAFETY: a barrier a slot at `barriers_at`, inside the block's shared memory
-        // (the family's layout) and used for nothing else.
+        // (the family's layout) and used for nothing else. Its block barrier also orders
+        // the ghost list before any thread reads it.
         unsafe { init_tile_barriers(bars, g.ring, tid) };
-        streamed(planes + g.lag, ring, copy_plane, copy_landed, consume!());
+        // Plane p's ghost cells, once its copy landed: a thread's cells of the list by a
+        // 4-byte copy each from the plane the mode maps p to (under a constant the fill
+        // value; a plane outside the volume is all fill values). Run the step before p's
+        // and waited for at p's, before the barrier its threads read it after.
+        let fix = #[inline(always)]
+        |p: u32| {
+            let slot = shared_addr(shared_f32()) + 4 * g.slot_floats * (p % g.ring);
+            let landed = #[inline(always)]
+            || {
+                // SAFETY: the slot's barrier, initialized above; plane p is its use p / ring.
+                unsafe { barrier_wait(tile_barrier(bars, p % g.ring), (p / g.ring) & 1) }
+            };
+            // SAFETY: the list's count, written before the barriers' block barrier (read
+            // where it is used: a register held across the walk spilled).
+            let ghosts = unsafe { load_shared_u32(list) };
+            // SAFETY: the slot's word pair, written by thread 0 when it started the copy,
+            // before a block barrier.
+            let from = unsafe {
+                let [lo, hi] = [
+                    load_shared_u32(list + 8 + 8 * (p % g.ring)),
+                    load_shared_u32(list + 12 + 8 * (p % g.ring)),
+                ];
+                (lo as u64 | (hi as u64) << 32) as *const f32
+            };
+            if from.is_null() {
+                landed();
+                let mut i = tid;
+                while i < g.slot_floats / 4 {
+                    // SAFETY: inside the slot (slot_floats, a multiple of 4); its copy
+                    // landed and no thread reads it before the next barrier.
+                    unsafe { store_shared_f4(slot + 16 * i, [a.fill; 4]) };
+                    i += threads;
+                }
+            } else if tid < ghosts {
+                landed();
+                let mut i = tid;
+                while i < ghosts {
+                    // SAFETY: entry i of the list (i < its count); its offset lies in the
+                    // slot, whose copy landed (so it writes after the copy's zeros), and
+                    // its element inside the slot's plane of the input.
+                    unsafe {
+                        let (at, src) = (load_shared_u32(entries + 8 * i), load_shared_u32(entries + 4 + 8 * i));
+                        if a.mode == code::CONSTANT {
+                            store_shared(slot + at, a.fill)
+                        } else {
+                            cp_async_f1(slot + at, from.wrapping_add(src as usize), 4)
+                        }
+                    }
+                    i += threads;
+                }
+            }
+        };
+        let mut consume = consume!();
+        streamed(
+            planes + g.lag,
+            ring,
+            copy_plane,
+            #[inline(always)]
+            |q, _| {
+                copy_landed(q, 0);
+                if !zero {
+                    if q == 0 && planes > 0 {
+                        // (A barrier first: thread 0 wrote the plane's address.)
+                        sync_threads();
+                        fix(0);
+                    }
+                    // This thread's ghost cells of plane q (those of plane 0 were issued
+                    // after the step's commit).
+                    cp_async_commit();
+                    cp_async_wait::<0>();
+                }
+            },
+            #[inline(always)]
+            |step, slot| {
+                consume(step, slot);
+                if !zero && step + 1 < planes {
+                    fix(step + 1);
+                }
+            },
+        );
         // SAFETY: every copy landed and every thread passed its waits before the last
         // step's block barrier; the next segment makes them anew after a block barrier.
         unsafe { inval_tile_barriers(bars, g.ring, tid) };

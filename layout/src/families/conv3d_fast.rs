@@ -179,7 +179,20 @@ pub const fn barriers_at(r: u32) -> u32 {
 /// base): after the ring of planes and the barriers.
 #[inline]
 pub const fn table_at(r: u32) -> u32 {
+    ghosts_at(r) + ghost_words(r)
+}
+
+/// Where the walk's ghost list lies (`planes::Walk::ghosts_at`, floats from the shared
+/// base; even): after the barriers.
+#[inline]
+pub const fn ghosts_at(r: u32) -> u32 {
     barriers_at(r) + super::walk_barriers(tile_map(r), ring(r))
+}
+
+/// Words of the walk's ghost list ([`super::walk_ghost_words`]).
+#[inline]
+pub const fn ghost_words(r: u32) -> u32 {
+    super::walk_ghost_words(tile_map(r), ghosts_at(r), r, tile_box(r), ring(r), min_blocks(r))
 }
 
 /// Words of the walk's group table ([`super::walk_table_words`]; it fits at every radius).

@@ -138,14 +138,30 @@ pub const fn filtered_floats(r: u32) -> u32 {
 /// base): after the ring of planes, the once-filtered planes and the barriers.
 #[inline]
 pub const fn table_at(r: u32) -> u32 {
+    ghosts_at(r) + ghost_words(r)
+}
+
+/// Where the walk's ghost list lies (`planes::Walk::ghosts_at`, floats from the shared
+/// base; even): after the barriers.
+#[inline]
+pub const fn ghosts_at(r: u32) -> u32 {
     barriers_at(r) + super::walk_barriers(tile_map(r), ring(r))
 }
 
-/// Whether the walk stages f32 planes with tensor copies where the host gives it a tile
-/// map, as `conv3d_fast`'s does (`super::conv3d_fast::tile_map`).
+/// Words of the walk's ghost list ([`super::walk_ghost_words`]).
 #[inline]
-pub const fn tile_map(_r: u32) -> bool {
-    true
+pub const fn ghost_words(r: u32) -> u32 {
+    super::walk_ghost_words(tile_map(r), ghosts_at(r), r, tile_box(r), ring(r), min_blocks(r))
+}
+
+/// Whether the walk stages f32 planes with tensor copies where the host gives it a tile
+/// map, as `conv3d_fast`'s does (`super::conv3d_fast::tile_map`): from r = 2. At r = 1
+/// the ring of 5 planes and the once-filtered plane leave no room for the ghost list the
+/// mapping modes need beside the copies (`ghost_words`), and zero ghost cells alone
+/// gained 3.5% (the thirty-second session's A/B run 4: 323.2 -> 311.7 us).
+#[inline]
+pub const fn tile_map(r: u32) -> bool {
+    r >= 2
 }
 
 /// The box of the tile map: a staged plane (floats across, rows down, one plane).

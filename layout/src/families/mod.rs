@@ -39,6 +39,23 @@ pub const fn walk_table_words(table_at: u32, plane_floats: u32, blocks: u32) -> 
     }
 }
 
+/// Shared words of a 3D walk's ghost list (`planes::walk` under a mode other than zero
+/// ghost cells, where planes come by tensor copies): a count, a pad word, the address of
+/// the plane each of the `ring` slots holds, then a pair (slot offset, source element)
+/// per ghost cell of a window of `sw` x `sh` at radius `r`, at most `2r(sw + sh)` (`r`
+/// columns on each side down every row, `r` rows on each side across every column).
+/// None where it would cost one of the `blocks` per SM after `at` floats (there, mapping
+/// modes stage their planes by threads).
+#[inline]
+pub const fn walk_ghost_words(tile_map: bool, at: u32, r: u32, [sw, sh, _]: [u32; 3], ring: u32, blocks: u32) -> u32 {
+    let words = 2 + 2 * ring + 2 * 2 * r * (sw + sh);
+    if tile_map && shared_fits(4 * (at + words), blocks) {
+        words
+    } else {
+        0
+    }
+}
+
 /// Shared floats of a 3D walk's tensor-copy barriers (`crate::tile_map`): one a slot of
 /// its `ring` where the family's radius takes tensor copies, else none.
 #[inline]
