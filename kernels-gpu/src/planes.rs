@@ -348,8 +348,11 @@ unsafe fn segment<const R: u32>(
         unsafe { init_tile_barriers(bars, g.ring, tid) };
         // Plane p's ghost cells, once its copy landed: a thread's cells of the list by a
         // 4-byte copy each from the plane the mode maps p to (under a constant the fill
-        // value; a plane outside the volume is all fill values). Run the step before p's
-        // and waited for at p's, before the barrier its threads read it after.
+        // value; a plane outside the volume is all fill values). Run `lead` steps before
+        // p's (the copy started a step before that) and waited for at p's, before the
+        // barrier its threads read it after: a global load's latency a step apart from
+        // its wait (with one step, the mapping modes ran 1.11-1.63x zero's time).
+        let lead = g.ahead - 1;
         let fix = #[inline(always)]
         |p: u32| {
             let slot = shared_addr(shared_f32()) + 4 * g.slot_floats * (p % g.ring);
@@ -407,22 +410,27 @@ unsafe fn segment<const R: u32>(
             |q, _| {
                 copy_landed(q, 0);
                 if !zero {
-                    if q == 0 && planes > 0 {
-                        // (A barrier first: thread 0 wrote the plane's address.)
+                    if q == 0 {
+                        // The first `lead` planes' (a barrier first: thread 0 wrote their
+                        // addresses), all waited for here.
                         sync_threads();
-                        fix(0);
+                        for p in 0..lead.min(planes) {
+                            fix(p);
+                        }
+                        cp_async_commit();
+                        cp_async_wait::<0>();
+                    } else {
+                        // This thread's ghost cells of plane q, committed at step
+                        // q - lead + 1 (those of the planes after it may be pending).
+                        cp_async_wait_all_but(lead - 1);
                     }
-                    // This thread's ghost cells of plane q (those of plane 0 were issued
-                    // after the step's commit).
-                    cp_async_commit();
-                    cp_async_wait::<0>();
                 }
             },
             #[inline(always)]
             |step, slot| {
                 consume(step, slot);
-                if !zero && step + 1 < planes {
-                    fix(step + 1);
+                if !zero && step + lead < planes {
+                    fix(step + lead);
                 }
             },
         );
