@@ -14,6 +14,10 @@ use layout::families::conv3d_fast::{balanced_range, walk_units};
 use layout::mode::{code, map_index, zero_ghosts};
 use layout::tile_map::box_bytes;
 
+/// The ghost list's mark of a cell read from the plane in global memory (its element
+/// index below: planes hold fewer than 2^31) rather than from the slot.
+const FAR: u32 = 1 << 31;
+
 /// A family's walk geometry (its `layout` functions at its radius).
 #[derive(Clone, Copy)]
 pub struct Walk {
@@ -327,10 +331,17 @@ unsafe fn segment<const R: u32>(
                 let (gx, gy) = (gx0 + (cell % w0.sw) as i32, gy0 + (cell / w0.sw) as i32);
                 let outside = gx < 0 || gx >= wi || gy < 0 || gy >= hi;
                 if outside && gx >= -r && gx < wi + r && gy >= -r && gy < hi + r {
+                    // The cell it reads: in the window (nearest, reflect and mirror always),
+                    // its byte offset in the slot, which the copy brought; else (wrap) its
+                    // element of the plane, marked FAR.
+                    let (mx, my) = (map_index(a.mode, gx, wi), map_index(a.mode, gy, hi));
+                    let (lx, ly) = (mx - gx0, my - gy0);
                     let src = if a.mode == code::CONSTANT {
                         0
+                    } else if lx >= 0 && lx < w0.sw as i32 && ly >= 0 && ly < w0.sh as i32 {
+                        4 * (ly as u32 * w0.sw + lx as u32)
                     } else {
-                        map_index(a.mode, gy, hi) as u32 * w + map_index(a.mode, gx, wi) as u32
+                        FAR | (my as u32 * w + mx as u32)
                     };
                     // SAFETY: the list's words (at most `2R(sw + sh)` cells, which
                     // `ghost_words` holds), their count zeroed before the barrier above.
@@ -393,8 +404,10 @@ unsafe fn segment<const R: u32>(
                         let (at, src) = (load_shared_u32(entries + 8 * i), load_shared_u32(entries + 4 + 8 * i));
                         if a.mode == code::CONSTANT {
                             store_shared(slot + at, a.fill)
+                        } else if src & FAR == 0 {
+                            store_shared(slot + at, f32::from_bits(load_shared_u32(slot + src)))
                         } else {
-                            cp_async_f1(slot + at, from.wrapping_add(src as usize), 4)
+                            cp_async_f1(slot + at, from.wrapping_add((src & !FAR) as usize), 4)
                         }
                     }
                     i += threads;
