@@ -363,7 +363,7 @@ unsafe fn segment<const R: u32>(
         // p's (the copy started a step before that) and waited for at p's, before the
         // barrier its threads read it after: a global load's latency a step apart from
         // its wait (with one step, the mapping modes ran 1.11-1.63x zero's time).
-        let lead = g.ahead - 1;
+        let lead = g.ahead - 2;
         let fix = #[inline(always)]
         |p: u32| {
             let slot = shared_addr(shared_f32()) + 4 * g.slot_floats * (p % g.ring);
