@@ -115,17 +115,12 @@ pub const fn balanced_range(b: u32, blocks: u32, units: u32) -> (u32, u32) {
     (start, start + base + (b < extra) as u32)
 }
 
-/// Planes in flight ahead of the one being read: 3 at r = 1 (where a ring of 6 leaves no
-/// room for two blocks an SM), else 4, so that the ghost cells of a plane that came by a
-/// tensor copy (`planes::walk`) start two steps before it is read, two steps after its
-/// copy.
+/// Planes in flight ahead of the one being read: 3, so that the ghost cells of a plane
+/// that came by a tensor copy (`planes::walk`) start a step before it is read, two
+/// steps after its copy.
 #[inline]
-pub const fn ahead(r: u32) -> u32 {
-    if r <= 1 {
-        3
-    } else {
-        4
-    }
+pub const fn ahead(_r: u32) -> u32 {
+    3
 }
 
 /// Planes the block's shared pass over a staged plane runs ahead of the patches'
