@@ -181,10 +181,10 @@ pub const fn table_at(r: u32) -> u32 {
 }
 
 /// Where the walk's ghost list lies (`planes::Walk::ghosts_at`, floats from the shared
-/// base; even): after the barriers.
+/// base; even): after the barriers, 128 bytes on (`super::WALK_BARRIER_GAP`).
 #[inline]
 pub const fn ghosts_at(r: u32) -> u32 {
-    barriers_at(r) + super::walk_barriers(tile_map(r), ring(r))
+    barriers_at(r) + super::walk_barriers(tile_map(r), ring(r)) + super::WALK_BARRIER_GAP
 }
 
 /// Words of the walk's ghost list ([`super::walk_ghost_words`]).

@@ -39,6 +39,11 @@ pub const fn walk_table_words(table_at: u32, plane_floats: u32, blocks: u32) -> 
     }
 }
 
+/// Floats between a 3D walk's tensor-copy barriers and its ghost list, which every thread
+/// reads each step: a 128-byte line of their own for the barriers, which the copies
+/// update as they land.
+pub const WALK_BARRIER_GAP: u32 = 32;
+
 /// Shared words of a 3D walk's ghost list (`planes::walk` under a mode other than zero
 /// ghost cells, where planes come by tensor copies): a count, a pad word, the address of
 /// the plane each of the `ring` slots holds, then a pair (slot offset, source element)
