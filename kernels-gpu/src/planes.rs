@@ -363,6 +363,11 @@ unsafe fn segment<const R: u32>(
         // step before p's (the copy started two steps before that) and waited for at p's,
         // before the barrier its threads read it after: a global load's latency a step
         // apart from its wait.
+        // Whether this thread has ghost cells (the list's count and the plane's address
+        // then read only by those: each a latency every warp waited for each step, and
+        // the mapping modes ran 1.12-1.33x zero's time).
+        // SAFETY: the list's count, written before that barrier.
+        let mine = !zero && tid < unsafe { load_shared_u32(list) };
         let lead = g.ahead - 2;
         let fix = #[inline(always)]
         |p: u32| {
@@ -372,19 +377,10 @@ unsafe fn segment<const R: u32>(
                 // SAFETY: the slot's barrier, initialized above; plane p is its use p / ring.
                 unsafe { barrier_wait(tile_barrier(bars, p % g.ring), (p / g.ring) & 1) }
             };
-            // SAFETY: the list's count, written before the barriers' block barrier (read
-            // where it is used: a register held across the walk spilled).
-            let ghosts = unsafe { load_shared_u32(list) };
-            // SAFETY: the slot's word pair, written by thread 0 when it started the copy,
-            // before a block barrier.
-            let from = unsafe {
-                let [lo, hi] = [
-                    load_shared_u32(list + 8 + 8 * (p % g.ring)),
-                    load_shared_u32(list + 12 + 8 * (p % g.ring)),
-                ];
-                (lo as u64 | (hi as u64) << 32) as *const f32
-            };
-            if from.is_null() {
+            // A plane outside the volume (a constant only), from the segment's planes,
+            // without a load: every thread's step begins here.
+            let z = (z_begin + p) as i32 - R as i32;
+            if a.mode == code::CONSTANT && (z < 0 || z >= d as i32) {
                 landed();
                 let mut i = tid;
                 while i < g.slot_floats / 4 {
@@ -393,8 +389,18 @@ unsafe fn segment<const R: u32>(
                     unsafe { store_shared_f4(slot + 16 * i, [a.fill; 4]) };
                     i += threads;
                 }
-            } else if tid < ghosts {
+            } else if mine {
                 landed();
+                // SAFETY: the list's count, written before the barriers' block barrier,
+                // and the slot's plane, written by thread 0 when it started the copy,
+                // before a block barrier.
+                let (ghosts, from) = unsafe {
+                    let [lo, hi] = [
+                        load_shared_u32(list + 8 + 8 * (p % g.ring)),
+                        load_shared_u32(list + 12 + 8 * (p % g.ring)),
+                    ];
+                    (load_shared_u32(list), (lo as u64 | (hi as u64) << 32) as *const f32)
+                };
                 let mut i = tid;
                 while i < ghosts {
                     // SAFETY: entry i of the list (i < its count); its offset lies in the
@@ -435,7 +441,9 @@ unsafe fn segment<const R: u32>(
                     } else {
                         // This thread's ghost cells of plane q, committed at step
                         // q - lead + 1 (those of the planes after it may be pending).
-                        cp_async_wait_all_but(lead - 1);
+                        if mine {
+                            cp_async_wait_all_but(lead - 1);
+                        }
                     }
                 }
             },
