@@ -14,6 +14,12 @@ use layout::families::conv3d_fast::{balanced_range, walk_units};
 use layout::mode::{code, map_index, zero_ghosts};
 use layout::tile_map::box_bytes;
 
+/// Ghost cells a thread holds in registers at most (`segment`).
+const HELD: usize = 3;
+
+/// A held cell's offset when the thread has none.
+const NO_CELL: u32 = u32::MAX;
+
 /// The ghost list's mark of a cell read from the plane in global memory (its element
 /// index below: planes hold fewer than 2^31) rather than from the slot.
 const FAR: u32 = 1 << 31;
@@ -245,14 +251,6 @@ unsafe fn segment<const R: u32>(
     |q: u32, buf: u32| {
         if tid == 0 {
             let win = window(q);
-            if !zero {
-                // The plane's address for the threads' ghost cells ([`fix`]; 0: a plane
-                // outside the volume, all fill values).
-                let at = if win.ghost { 0 } else { win.plane as u64 };
-                // SAFETY: the list's word pair of this slot (the family's layout); read
-                // after a block barrier, by then this slot's plane's.
-                unsafe { store_shared_u32x2(list + 8 + 8 * (q % g.ring), at as u32, (at >> 32) as u32) };
-            }
             // The slot's last plane may have been stored by threads: order those stores
             // before the tensor copy's.
             fence_proxy_async();
@@ -357,21 +355,40 @@ unsafe fn segment<const R: u32>(
         // (the family's layout) and used for nothing else. Its block barrier also orders
         // the ghost list before any thread reads it.
         unsafe { init_tile_barriers(bars, g.ring, tid) };
-        // Plane p's ghost cells, once its copy landed: a thread's cells of the list by a
-        // 4-byte copy each from the plane the mode maps p to (under a constant the fill
-        // value; a plane outside the volume is all fill values). Run at the start of the
-        // step before p's (the copy started two steps before that) and waited for at p's,
-        // before the barrier its threads read it after: a global load's latency a step
-        // apart from its wait.
-        // Whether this thread has ghost cells (the list's count and the plane's address
-        // then read only by those: each a latency every warp waited for each step, and
-        // the mapping modes ran 1.12-1.33x zero's time).
-        // SAFETY: the list's count, written before that barrier.
-        let mine = !zero && tid < unsafe { load_shared_u32(list) };
+        // Plane p's ghost cells, once its copy landed: each by a 4-byte copy from the plane
+        // the mode maps p to (under a constant the fill value; a plane outside the volume
+        // is all fill values). Run at the start of the step before p's (the copy started
+        // two steps before that), before the barrier its threads read it after.
+        // A thread's first `held` cells of the list stay in registers for the segment
+        // (those of one x side and one y side of a window), and a cell read from the slot
+        // is loaded before the step's taps and stored after them: read from the list each
+        // step, the chain of shared loads before the taps made a step with ghost cells
+        // ~15% slower than one without (per-warp cycle counts, conv3d_separable r = 3),
+        // and those steps set the time of the blocks on the volume's sides. A window with
+        // more cells (a volume narrower than the tile) reads the rest from the list.
+        // SAFETY: the list's count and entries, written before that barrier.
+        let count = if zero { 0 } else { unsafe { load_shared_u32(list) } };
+        let held = (R * (g.tile_box[0] + g.tile_box[1])).div_ceil(threads).min(HELD as u32);
+        let mut cells = [(NO_CELL, 0u32); HELD];
+        for (k, cell) in cells.iter_mut().enumerate() {
+            let i = tid + k as u32 * threads;
+            if (k as u32) < held && i < count {
+                // SAFETY: entry i of the list (i < its count).
+                *cell = unsafe { (load_shared_u32(entries + 8 * i), load_shared_u32(entries + 4 + 8 * i)) };
+            }
+        }
+        let mine = tid < count;
+        let rest = held * threads < count;
         let lead = g.ahead - 2;
+        let slot_of = #[inline(always)]
+        |p: u32| shared_addr(shared_f32()) + 4 * g.slot_floats * (p % g.ring);
+        // Whether a held cell's value is loaded by `fix` and stored by `fixed`.
+        let deferred = #[inline(always)]
+        |(at, src): (u32, u32)| at != NO_CELL && a.mode != code::CONSTANT && src & FAR == 0;
         let fix = #[inline(always)]
-        |p: u32| {
-            let slot = shared_addr(shared_f32()) + 4 * g.slot_floats * (p % g.ring);
+        |p: u32| -> [f32; HELD] {
+            let mut values = [0.0; HELD];
+            let slot = slot_of(p);
             let landed = #[inline(always)]
             || {
                 // SAFETY: the slot's barrier, initialized above; plane p is its use p / ring.
@@ -391,32 +408,46 @@ unsafe fn segment<const R: u32>(
                 }
             } else if mine {
                 landed();
-                // SAFETY: the list's count, written before the barriers' block barrier,
-                // and the slot's plane, written by thread 0 when it started the copy,
-                // before a block barrier.
-                let (ghosts, from) = unsafe {
-                    let [lo, hi] = [
-                        load_shared_u32(list + 8 + 8 * (p % g.ring)),
-                        load_shared_u32(list + 12 + 8 * (p % g.ring)),
-                    ];
-                    (load_shared_u32(list), (lo as u64 | (hi as u64) << 32) as *const f32)
-                };
-                let mut i = tid;
-                while i < ghosts {
-                    // SAFETY: entry i of the list (i < its count); its offset lies in the
-                    // slot, whose copy landed (so it writes after the copy's zeros), and
-                    // its element inside the slot's plane of the input.
-                    unsafe {
-                        let (at, src) = (load_shared_u32(entries + 8 * i), load_shared_u32(entries + 4 + 8 * i));
-                        if a.mode == code::CONSTANT {
-                            store_shared(slot + at, a.fill)
-                        } else if src & FAR == 0 {
-                            store_shared(slot + at, f32::from_bits(load_shared_u32(slot + src)))
-                        } else {
-                            cp_async_f1(slot + at, from.wrapping_add((src & !FAR) as usize), 4)
-                        }
+                let from = window(p).plane;
+                // SAFETY: a ghost cell of the list: its offset lies in the slot, whose copy
+                // landed (so it writes after the copy's zeros), and its source in the slot
+                // or inside the slot's plane of the input.
+                let one = #[inline(always)]
+                |(at, src): (u32, u32)| unsafe {
+                    if a.mode == code::CONSTANT {
+                        store_shared(slot + at, a.fill)
+                    } else if src & FAR == 0 {
+                        store_shared(slot + at, f32::from_bits(load_shared_u32(slot + src)))
+                    } else {
+                        cp_async_f1(slot + at, from.wrapping_add((src & !FAR) as usize), 4)
                     }
+                };
+                for (k, &cell) in cells.iter().enumerate() {
+                    if deferred(cell) {
+                        // SAFETY: as `one`'s; stored by `fixed` before the next barrier.
+                        values[k] = f32::from_bits(unsafe { load_shared_u32(slot + cell.1) });
+                    } else if cell.0 != NO_CELL {
+                        one(cell);
+                    }
+                }
+                let mut i = tid + held * threads;
+                while rest && i < count {
+                    // SAFETY: entry i of the list (i < its count).
+                    one(unsafe { (load_shared_u32(entries + 8 * i), load_shared_u32(entries + 4 + 8 * i)) });
                     i += threads;
+                }
+            }
+            values
+        };
+        // Stores what `fix(p)` loaded.
+        let fixed = #[inline(always)]
+        |p: u32, values: [f32; HELD]| {
+            let slot = slot_of(p);
+            for (k, &cell) in cells.iter().enumerate() {
+                if deferred(cell) {
+                    // SAFETY: a ghost cell of plane p's slot, whose copy landed; no thread
+                    // reads the slot before the next barrier.
+                    unsafe { store_shared(slot + cell.0, values[k]) };
                 }
             }
         };
@@ -434,7 +465,10 @@ unsafe fn segment<const R: u32>(
                         // addresses), all waited for here.
                         sync_threads();
                         for p in 0..lead.min(planes) {
-                            fix(p);
+                            let values = fix(p);
+                            if mine {
+                                fixed(p, values);
+                            }
                         }
                         cp_async_commit();
                         cp_async_wait::<0>();
@@ -449,13 +483,17 @@ unsafe fn segment<const R: u32>(
             },
             #[inline(always)]
             |step, slot| {
-                // First: other warps' taps hide the latency of the ghost warps' loads (at
-                // the step's end, every warp waited for them at the next barrier: the
-                // mapping modes ran 1.13-1.33x zero's time).
-                if !zero && step + lead < planes {
-                    fix(step + lead);
-                }
+                // First: other warps' taps hide the latency of the ghost warps' loads.
+                let ahead = step + lead;
+                let values = if !zero && ahead < planes {
+                    fix(ahead)
+                } else {
+                    [0.0; HELD]
+                };
                 consume(step, slot);
+                if mine && ahead < planes {
+                    fixed(ahead, values);
+                }
             },
         );
         // SAFETY: every copy landed and every thread passed its waits before the last
