@@ -355,17 +355,18 @@ unsafe fn segment<const R: u32>(
         // (the family's layout) and used for nothing else. Its block barrier also orders
         // the ghost list before any thread reads it.
         unsafe { init_tile_barriers(bars, g.ring, tid) };
-        // Plane p's ghost cells, once its copy landed: each by a 4-byte copy from the plane
-        // the mode maps p to (under a constant the fill value; a plane outside the volume
-        // is all fill values). Run at the start of the step before p's (the copy started
-        // two steps before that), before the barrier its threads read it after.
-        // A thread's first `held` cells of the list stay in registers for the segment
-        // (those of one x side and one y side of a window), and a cell read from the slot
-        // is loaded before the step's taps and stored after them: read from the list each
-        // step, the chain of shared loads before the taps made a step with ghost cells
-        // ~15% slower than one without (per-warp cycle counts, conv3d_separable r = 3),
-        // and those steps set the time of the blocks on the volume's sides. A window with
-        // more cells (a volume narrower than the tile) reads the rest from the list.
+        // Plane q's ghost cells, once its copy landed, each by a 4-byte copy from the plane
+        // the mode maps q to (under a constant the fill value; a plane outside the volume
+        // is all fill values). A thread's first `held` cells of the list stay in registers
+        // for the segment (those of one x side and one y side of a window); a window with
+        // more (a volume narrower than the tile) reads the rest from the list.
+        // - A cell whose source the copy brought (nearest, reflect, mirror) or a fill
+        //   value: at q's landing, before the barrier the taps read it after. Done a step
+        //   ahead, a thread waited for a copy that had not landed yet (the copies land
+        //   just in time at full bandwidth): a step with ghost cells ran ~15% longer than
+        //   one without (per-warp cycle counts, conv3d_separable r = 3).
+        // - A cell read from the plane in global memory (wrap, FAR): by `cp.async` a step
+        //   ahead (`lead`), waited for at q's landing.
         // SAFETY: the list's count and entries, written before that barrier.
         let count = if zero { 0 } else { unsafe { load_shared_u32(list) } };
         let held = (R * (g.tile_box[0] + g.tile_box[1])).div_ceil(threads).min(HELD as u32);
@@ -378,27 +379,60 @@ unsafe fn segment<const R: u32>(
             }
         }
         let mine = tid < count;
+        let far = mine && a.mode == code::WRAP;
         let rest = held * threads < count;
         let lead = g.ahead - 2;
         let slot_of = #[inline(always)]
         |p: u32| shared_addr(shared_f32()) + 4 * g.slot_floats * (p % g.ring);
-        // Whether a held cell's value is loaded by `fix` and stored by `fixed`.
-        let deferred = #[inline(always)]
-        |(at, src): (u32, u32)| at != NO_CELL && a.mode != code::CONSTANT && src & FAR == 0;
-        let fix = #[inline(always)]
-        |p: u32| -> [f32; HELD] {
-            let mut values = [0.0; HELD];
+        // This thread's cells of plane p (those from global memory if `from_far`, else the
+        // others), its copy landed.
+        let cells_of = #[inline(always)]
+        |p: u32, from_far: bool| {
             let slot = slot_of(p);
-            let landed = #[inline(always)]
-            || {
-                // SAFETY: the slot's barrier, initialized above; plane p is its use p / ring.
-                unsafe { barrier_wait(tile_barrier(bars, p % g.ring), (p / g.ring) & 1) }
+            let one = #[inline(always)]
+            |(at, src): (u32, u32)| {
+                if at == NO_CELL || (src & FAR != 0) != from_far {
+                    return;
+                }
+                // SAFETY: a ghost cell of the list: its offset lies in the slot, whose copy
+                // landed (so it writes after the copy's zeros), and its source in the slot
+                // or (FAR) inside the slot's plane of the input.
+                unsafe {
+                    if a.mode == code::CONSTANT {
+                        store_shared(slot + at, a.fill)
+                    } else if src & FAR == 0 {
+                        store_shared(slot + at, f32::from_bits(load_shared_u32(slot + src)))
+                    } else {
+                        cp_async_f1(slot + at, window(p).plane.wrapping_add((src & !FAR) as usize), 4)
+                    }
+                }
             };
-            // A plane outside the volume (a constant only), from the segment's planes,
-            // without a load: every thread's step begins here.
-            let z = (z_begin + p) as i32 - R as i32;
+            for &cell in cells.iter() {
+                one(cell);
+            }
+            let mut i = tid + held * threads;
+            while rest && i < count {
+                // SAFETY: entry i of the list (i < its count).
+                one(unsafe { (load_shared_u32(entries + 8 * i), load_shared_u32(entries + 4 + 8 * i)) });
+                i += threads;
+            }
+        };
+        // Cells from global memory of plane p, a step ahead: its copy landed first.
+        let fix_far = #[inline(always)]
+        |p: u32| {
+            if far {
+                // SAFETY: the slot's barrier, initialized above; plane p is its use p / ring.
+                unsafe { barrier_wait(tile_barrier(bars, p % g.ring), (p / g.ring) & 1) };
+                cells_of(p, true);
+            }
+        };
+        // The others of plane q, at its landing.
+        let fix_near = #[inline(always)]
+        |q: u32| {
+            // A plane outside the volume (a constant only), from the segment's planes.
+            let z = (z_begin + q) as i32 - R as i32;
             if a.mode == code::CONSTANT && (z < 0 || z >= d as i32) {
-                landed();
+                let slot = slot_of(q);
                 let mut i = tid;
                 while i < g.slot_floats / 4 {
                     // SAFETY: inside the slot (slot_floats, a multiple of 4); its copy
@@ -407,48 +441,7 @@ unsafe fn segment<const R: u32>(
                     i += threads;
                 }
             } else if mine {
-                landed();
-                let from = window(p).plane;
-                // SAFETY: a ghost cell of the list: its offset lies in the slot, whose copy
-                // landed (so it writes after the copy's zeros), and its source in the slot
-                // or inside the slot's plane of the input.
-                let one = #[inline(always)]
-                |(at, src): (u32, u32)| unsafe {
-                    if a.mode == code::CONSTANT {
-                        store_shared(slot + at, a.fill)
-                    } else if src & FAR == 0 {
-                        store_shared(slot + at, f32::from_bits(load_shared_u32(slot + src)))
-                    } else {
-                        cp_async_f1(slot + at, from.wrapping_add((src & !FAR) as usize), 4)
-                    }
-                };
-                for (k, &cell) in cells.iter().enumerate() {
-                    if deferred(cell) {
-                        // SAFETY: as `one`'s; stored by `fixed` before the next barrier.
-                        values[k] = f32::from_bits(unsafe { load_shared_u32(slot + cell.1) });
-                    } else if cell.0 != NO_CELL {
-                        one(cell);
-                    }
-                }
-                let mut i = tid + held * threads;
-                while rest && i < count {
-                    // SAFETY: entry i of the list (i < its count).
-                    one(unsafe { (load_shared_u32(entries + 8 * i), load_shared_u32(entries + 4 + 8 * i)) });
-                    i += threads;
-                }
-            }
-            values
-        };
-        // Stores what `fix(p)` loaded.
-        let fixed = #[inline(always)]
-        |p: u32, values: [f32; HELD]| {
-            let slot = slot_of(p);
-            for (k, &cell) in cells.iter().enumerate() {
-                if deferred(cell) {
-                    // SAFETY: a ghost cell of plane p's slot, whose copy landed; no thread
-                    // reads the slot before the next barrier.
-                    unsafe { store_shared(slot + cell.0, values[k]) };
-                }
+                cells_of(q, false);
             }
         };
         let mut consume = consume!();
@@ -460,40 +453,31 @@ unsafe fn segment<const R: u32>(
             |q, _| {
                 copy_landed(q, 0);
                 if !zero {
-                    if q == 0 {
-                        // The first `lead` planes' (a barrier first: thread 0 wrote their
-                        // addresses), all waited for here.
-                        sync_threads();
-                        for p in 0..lead.min(planes) {
-                            let values = fix(p);
-                            if mine {
-                                fixed(p, values);
+                    if far {
+                        if q == 0 {
+                            // The first `lead` planes', all waited for here.
+                            for p in 0..lead.min(planes) {
+                                fix_far(p);
                             }
-                        }
-                        cp_async_commit();
-                        cp_async_wait::<0>();
-                    } else {
-                        // This thread's ghost cells of plane q, committed at step
-                        // q - lead + 1 (those of the planes after it may be pending).
-                        if mine {
+                            cp_async_commit();
+                            cp_async_wait::<0>();
+                        } else {
+                            // Plane q's, committed at step q - lead + 1 (those of the
+                            // planes after it may be pending).
                             cp_async_wait_all_but(lead - 1);
                         }
+                    }
+                    if q < planes {
+                        fix_near(q);
                     }
                 }
             },
             #[inline(always)]
             |step, slot| {
-                // First: other warps' taps hide the latency of the ghost warps' loads.
-                let ahead = step + lead;
-                let values = if !zero && ahead < planes {
-                    fix(ahead)
-                } else {
-                    [0.0; HELD]
-                };
-                consume(step, slot);
-                if mine && ahead < planes {
-                    fixed(ahead, values);
+                if !zero && step + lead < planes {
+                    fix_far(step + lead);
                 }
+                consume(step, slot);
             },
         );
         // SAFETY: every copy landed and every thread passed its waits before the last
