@@ -387,8 +387,30 @@ unsafe fn segment<const R: u32>(
         // This thread's cells of plane p (those from global memory if `from_far`, else the
         // others), its copy landed.
         let cells_of = #[inline(always)]
-        |p: u32, from_far: bool| {
-            let slot = slot_of(p);
+        |p: u32, slot: u32, from_far: bool| {
+            if !from_far {
+                // The held cells' values first, then their stores: sources lie inside the
+                // volume, never a ghost cell, so the loads' latencies overlap.
+                let mut v = [0.0f32; HELD];
+                for (k, &(at, src)) in cells.iter().enumerate() {
+                    if at != NO_CELL && src & FAR == 0 {
+                        v[k] = if a.mode == code::CONSTANT {
+                            a.fill
+                        } else {
+                            // SAFETY: a cell of the slot inside the volume, which the copy
+                            // brought (it landed).
+                            f32::from_bits(unsafe { load_shared_u32(slot + src) })
+                        };
+                    }
+                }
+                for (k, &(at, src)) in cells.iter().enumerate() {
+                    if at != NO_CELL && src & FAR == 0 {
+                        // SAFETY: a ghost cell of the slot, whose copy landed (so it writes
+                        // after the copy's zeros); no thread reads it before the barrier.
+                        unsafe { store_shared(slot + at, v[k]) };
+                    }
+                }
+            }
             let one = #[inline(always)]
             |(at, src): (u32, u32)| {
                 if at == NO_CELL || (src & FAR != 0) != from_far {
@@ -407,8 +429,10 @@ unsafe fn segment<const R: u32>(
                     }
                 }
             };
-            for &cell in cells.iter() {
-                one(cell);
+            if from_far {
+                for &cell in cells.iter() {
+                    one(cell);
+                }
             }
             let mut i = tid + held * threads;
             while rest && i < count {
@@ -423,16 +447,15 @@ unsafe fn segment<const R: u32>(
             if far {
                 // SAFETY: the slot's barrier, initialized above; plane p is its use p / ring.
                 unsafe { barrier_wait(tile_barrier(bars, p % g.ring), (p / g.ring) & 1) };
-                cells_of(p, true);
+                cells_of(p, slot_of(p), true);
             }
         };
         // The others of plane q, at its landing.
         let fix_near = #[inline(always)]
-        |q: u32| {
+        |q: u32, slot: u32| {
             // A plane outside the volume (a constant only), from the segment's planes.
             let z = (z_begin + q) as i32 - R as i32;
             if a.mode == code::CONSTANT && (z < 0 || z >= d as i32) {
-                let slot = slot_of(q);
                 let mut i = tid;
                 while i < g.slot_floats / 4 {
                     // SAFETY: inside the slot (slot_floats, a multiple of 4); its copy
@@ -441,7 +464,7 @@ unsafe fn segment<const R: u32>(
                     i += threads;
                 }
             } else if mine {
-                cells_of(q, false);
+                cells_of(q, slot, false);
             }
         };
         let mut consume = consume!();
@@ -450,7 +473,7 @@ unsafe fn segment<const R: u32>(
             ring,
             copy_plane,
             #[inline(always)]
-            |q, _| {
+            |q, slot| {
                 copy_landed(q, 0);
                 if !zero {
                     if far {
@@ -468,7 +491,7 @@ unsafe fn segment<const R: u32>(
                         }
                     }
                     if q < planes {
-                        fix_near(q);
+                        fix_near(q, slot);
                     }
                 }
             },
