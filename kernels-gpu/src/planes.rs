@@ -11,11 +11,12 @@
 use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv3d_fast::{balanced_range, walk_units};
+use layout::families::{walk_held, walk_list_words, WALK_HELD_MAX};
 use layout::mode::{code, map_index, zero_ghosts};
 use layout::tile_map::box_bytes;
 
 /// Ghost cells a thread holds in registers at most (`segment`).
-const HELD: usize = 3;
+const HELD: usize = WALK_HELD_MAX as usize;
 
 /// A held cell's offset when the thread has none.
 const NO_CELL: u32 = u32::MAX;
@@ -355,21 +356,27 @@ unsafe fn segment<const R: u32>(
         // (the family's layout) and used for nothing else. Its block barrier also orders
         // the ghost list before any thread reads it.
         unsafe { init_tile_barriers(bars, g.ring, tid) };
-        // Plane q's ghost cells, once its copy landed, each by a 4-byte copy from the plane
-        // the mode maps q to (under a constant the fill value; a plane outside the volume
-        // is all fill values). A thread's first `held` cells of the list stay in registers
-        // for the segment (those of one x side and one y side of a window); a window with
-        // more (a volume narrower than the tile) reads the rest from the list.
-        // - A cell whose source the copy brought (nearest, reflect, mirror) or a fill
-        //   value: at q's landing, before the barrier the taps read it after. Done a step
-        //   ahead, a thread waited for a copy that had not landed yet (the copies land
-        //   just in time at full bandwidth): a step with ghost cells ran ~15% longer than
-        //   one without (per-warp cycle counts, conv3d_separable r = 3).
-        // - A cell read from the plane in global memory (wrap, FAR): by `cp.async` a step
-        //   ahead (`lead`), waited for at q's landing.
+        // Plane q's ghost cells, each from the cell of the plane the mode maps q to that
+        // the mode maps it to (under a constant the fill value; a plane outside the
+        // volume is all fill values), written once q's copy landed, before the barrier the
+        // taps read it after. A thread's first `held` cells of the list stay in registers
+        // for the segment (those of one x side and one y side of a window):
+        // - a source the copy brought (nearest, reflect, mirror): read from the slot at
+        //   the landing, every load before the stores (a source is never a ghost cell);
+        // - a source elsewhere in the plane (wrap, FAR): by `cp.async` to the thread's
+        //   words of the slot's scratch when the plane's copy starts, and from there at
+        //   the landing (the ring's wait for the copies of its step covers it).
+        // Written a step ahead, a thread waited for a copy not landed yet (at full
+        // bandwidth the copies land just in time): a step with ghost cells ran ~15%
+        // longer than one without (per-warp cycle counts, conv3d_separable r = 3). A
+        // window with more cells (a volume narrower than the tile) writes the rest from the
+        // list, wrap's a step ahead by `cp.async` from the plane.
         // SAFETY: the list's count and entries, written before that barrier.
         let count = if zero { 0 } else { unsafe { load_shared_u32(list) } };
-        let held = (R * (g.tile_box[0] + g.tile_box[1])).div_ceil(threads).min(HELD as u32);
+        let held = walk_held(R, g.tile_box, threads);
+        let scratch = list + 4 * walk_list_words(R, g.tile_box, g.ring);
+        let scratch_at = #[inline(always)]
+        |q: u32, k: usize| scratch + 4 * (((q % g.ring) * held + k as u32) * threads + tid);
         let mut cells = [(NO_CELL, 0u32); HELD];
         for (k, cell) in cells.iter_mut().enumerate() {
             let i = tid + k as u32 * threads;
@@ -381,73 +388,53 @@ unsafe fn segment<const R: u32>(
         let mine = tid < count;
         let far = mine && a.mode == code::WRAP;
         let rest = held * threads < count;
+        let stage = #[inline(always)]
+        |q: u32, buf: u32| {
+            copy_plane(q, buf);
+            if far {
+                let from = window(q).plane;
+                for (k, &(at, src)) in cells.iter().enumerate() {
+                    if at != NO_CELL && src & FAR != 0 {
+                        // SAFETY: the thread's word of the slot's scratch (the family's
+                        // layout: `walk_ghost_words`), read by this thread alone at the
+                        // plane's landing, and an element of the plane inside the input.
+                        unsafe { cp_async_f1(scratch_at(q, k), from.wrapping_add((src & !FAR) as usize), 4) };
+                    }
+                }
+            }
+        };
         let lead = g.ahead - 2;
-        let slot_of = #[inline(always)]
-        |p: u32| shared_addr(shared_f32()) + 4 * g.slot_floats * (p % g.ring);
-        // This thread's cells of plane p (those from global memory if `from_far`, else the
-        // others), its copy landed.
-        let cells_of = #[inline(always)]
-        |p: u32, slot: u32, from_far: bool| {
-            if !from_far {
-                // The held cells' values first, then their stores: sources lie inside the
-                // volume, never a ghost cell, so the loads' latencies overlap.
-                let mut v = [0.0f32; HELD];
-                for (k, &(at, src)) in cells.iter().enumerate() {
-                    if at != NO_CELL && src & FAR == 0 {
-                        v[k] = if a.mode == code::CONSTANT {
-                            a.fill
-                        } else {
-                            // SAFETY: a cell of the slot inside the volume, which the copy
-                            // brought (it landed).
-                            f32::from_bits(unsafe { load_shared_u32(slot + src) })
-                        };
-                    }
-                }
-                for (k, &(at, src)) in cells.iter().enumerate() {
-                    if at != NO_CELL && src & FAR == 0 {
-                        // SAFETY: a ghost cell of the slot, whose copy landed (so it writes
-                        // after the copy's zeros); no thread reads it before the barrier.
-                        unsafe { store_shared(slot + at, v[k]) };
-                    }
-                }
-            }
-            let one = #[inline(always)]
-            |(at, src): (u32, u32)| {
-                if at == NO_CELL || (src & FAR != 0) != from_far {
-                    return;
-                }
-                // SAFETY: a ghost cell of the list: its offset lies in the slot, whose copy
-                // landed (so it writes after the copy's zeros), and its source in the slot
-                // or (FAR) inside the slot's plane of the input.
-                unsafe {
-                    if a.mode == code::CONSTANT {
-                        store_shared(slot + at, a.fill)
-                    } else if src & FAR == 0 {
-                        store_shared(slot + at, f32::from_bits(load_shared_u32(slot + src)))
-                    } else {
-                        cp_async_f1(slot + at, window(p).plane.wrapping_add((src & !FAR) as usize), 4)
-                    }
-                }
-            };
-            if from_far {
-                for &cell in cells.iter() {
-                    one(cell);
-                }
-            }
+        // The list's cells past the held ones of plane p, those from global memory
+        // (`from_far`, a step ahead by `cp.async`) or the others.
+        let rest_of = #[inline(always)]
+        |p: u32, from_far: bool| {
+            let slot = shared_addr(shared_f32()) + 4 * g.slot_floats * (p % g.ring);
             let mut i = tid + held * threads;
             while rest && i < count {
-                // SAFETY: entry i of the list (i < its count).
-                one(unsafe { (load_shared_u32(entries + 8 * i), load_shared_u32(entries + 4 + 8 * i)) });
+                // SAFETY: entry i of the list (i < its count): its offset lies in the slot,
+                // whose copy landed (so it writes after the copy's zeros), and its source in
+                // the slot or (FAR) inside the slot's plane of the input.
+                unsafe {
+                    let (at, src) = (load_shared_u32(entries + 8 * i), load_shared_u32(entries + 4 + 8 * i));
+                    if (src & FAR != 0) == from_far {
+                        if a.mode == code::CONSTANT {
+                            store_shared(slot + at, a.fill)
+                        } else if src & FAR == 0 {
+                            store_shared(slot + at, f32::from_bits(load_shared_u32(slot + src)))
+                        } else {
+                            cp_async_f1(slot + at, window(p).plane.wrapping_add((src & !FAR) as usize), 4)
+                        }
+                    }
+                }
                 i += threads;
             }
         };
-        // Cells from global memory of plane p, a step ahead: its copy landed first.
         let fix_far = #[inline(always)]
         |p: u32| {
-            if far {
+            if far && rest {
                 // SAFETY: the slot's barrier, initialized above; plane p is its use p / ring.
                 unsafe { barrier_wait(tile_barrier(bars, p % g.ring), (p / g.ring) & 1) };
-                cells_of(p, slot_of(p), true);
+                rest_of(p, true);
             }
         };
         // The others of plane q, at its landing.
@@ -464,19 +451,45 @@ unsafe fn segment<const R: u32>(
                     i += threads;
                 }
             } else if mine {
-                cells_of(q, slot, false);
+                let mut v = [0.0f32; HELD];
+                for (k, &(at, src)) in cells.iter().enumerate() {
+                    if at != NO_CELL {
+                        // SAFETY: a cell of the slot inside the volume, which the copy
+                        // brought (it landed), or the thread's scratch word, which its
+                        // `cp.async` filled (waited for by the ring).
+                        v[k] = unsafe {
+                            if a.mode == code::CONSTANT {
+                                a.fill
+                            } else if src & FAR == 0 {
+                                f32::from_bits(load_shared_u32(slot + src))
+                            } else {
+                                f32::from_bits(load_shared_u32(scratch_at(q, k)))
+                            }
+                        };
+                    }
+                }
+                for (k, &(at, _)) in cells.iter().enumerate() {
+                    if at != NO_CELL {
+                        // SAFETY: a ghost cell of the slot, whose copy landed (so it writes
+                        // after the copy's zeros); no thread reads it before the barrier.
+                        unsafe { store_shared(slot + at, v[k]) };
+                    }
+                }
+                if rest {
+                    rest_of(q, false);
+                }
             }
         };
         let mut consume = consume!();
         streamed(
             planes + g.lag,
             ring,
-            copy_plane,
+            stage,
             #[inline(always)]
             |q, slot| {
                 copy_landed(q, 0);
                 if !zero {
-                    if far {
+                    if far && rest {
                         if q == 0 {
                             // The first `lead` planes', all waited for here.
                             for p in 0..lead.min(planes) {

@@ -190,7 +190,7 @@ pub const fn ghosts_at(r: u32) -> u32 {
 /// Words of the walk's ghost list ([`super::walk_ghost_words`]).
 #[inline]
 pub const fn ghost_words(r: u32) -> u32 {
-    super::walk_ghost_words(tile_map(r), ghosts_at(r), r, tile_box(r), ring(r), min_blocks(r))
+    super::walk_ghost_words(tile_map(r), ghosts_at(r), r, tile_box(r), ring(r), min_blocks(r), THREADS_X * THREADS_Y)
 }
 
 /// Words of the walk's group table ([`super::walk_table_words`]; it fits at every radius).

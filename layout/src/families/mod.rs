@@ -44,16 +44,46 @@ pub const fn walk_table_words(table_at: u32, plane_floats: u32, blocks: u32) -> 
 /// update as they land.
 pub const WALK_BARRIER_GAP: u32 = 32;
 
-/// Shared words of a 3D walk's ghost list (`planes::walk` under a mode other than zero
-/// ghost cells, where planes come by tensor copies): a count, a pad word, the address of
-/// the plane each of the `ring` slots holds, then a pair (slot offset, source element)
-/// per ghost cell of a window of `sw` x `sh` at radius `r`, at most `2r(sw + sh)` (`r`
-/// columns on each side down every row, `r` rows on each side across every column).
-/// None where it would cost one of the `blocks` per SM after `at` floats (there, mapping
-/// modes stage their planes by threads).
+/// Ghost cells a thread of a 3D walk holds in registers at most (`planes::segment`).
+pub const WALK_HELD_MAX: u32 = 3;
+
+/// Ghost cells a thread of a 3D walk at radius `r` holds in registers, of a window of
+/// `sw` x `sh` with `threads` threads: those of one x side and one y side, `r(sw + sh)`.
 #[inline]
-pub const fn walk_ghost_words(tile_map: bool, at: u32, r: u32, [sw, sh, _]: [u32; 3], ring: u32, blocks: u32) -> u32 {
-    let words = 2 + 2 * ring + 2 * 2 * r * (sw + sh);
+pub const fn walk_held(r: u32, [sw, sh, _]: [u32; 3], threads: u32) -> u32 {
+    let held = (r * (sw + sh)).div_ceil(threads);
+    if held < WALK_HELD_MAX {
+        held
+    } else {
+        WALK_HELD_MAX
+    }
+}
+
+/// Words of a 3D walk's ghost list proper: a count, a pad word, two words a slot of its
+/// `ring`, then a pair (slot offset, source element) per ghost cell of a window of `sw` x
+/// `sh` at radius `r`, at most `2r(sw + sh)` (`r` columns on each side down every row,
+/// `r` rows on each side across every column).
+#[inline]
+pub const fn walk_list_words(r: u32, [sw, sh, _]: [u32; 3], ring: u32) -> u32 {
+    2 + 2 * ring + 2 * 2 * r * (sw + sh)
+}
+
+/// Shared words of a 3D walk's ghost cells (`planes::walk` under a mode other than zero
+/// ghost cells, where planes come by tensor copies): the list ([`walk_list_words`]), then
+/// for each slot of the `ring` the values of each thread's held cells read from global
+/// memory (wrap; [`walk_held`] a thread). None where it would cost one of the `blocks` per
+/// SM after `at` floats (there, mapping modes stage their planes by threads).
+#[inline]
+pub const fn walk_ghost_words(
+    tile_map: bool,
+    at: u32,
+    r: u32,
+    tile_box: [u32; 3],
+    ring: u32,
+    blocks: u32,
+    threads: u32,
+) -> u32 {
+    let words = walk_list_words(r, tile_box, ring) + ring * walk_held(r, tile_box, threads) * threads;
     if tile_map && shared_fits(4 * (at + words), blocks) {
         words
     } else {
