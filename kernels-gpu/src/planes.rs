@@ -325,11 +325,32 @@ unsafe fn segment<const R: u32>(
             sync_threads();
             let (gx0, gy0, r) = (w0.gx0 as i32, w0.gy0 as i32, R as i32);
             let (wi, hi) = (w as i32, h as i32);
+            // A window on neither x side takes, under a mapping mode, as many cells as
+            // one on a side: its left halo columns within R, each its own source (the
+            // copy brought the value; wrap reads it again from the plane). Its steps then
+            // cost what a side window's do, and the blocks keep in step (a side block
+            // that lags costs its neighbours their shared halo rows in L2).
+            let unread = (g.pd - R) as i32;
+            let x_side = gx0 + unread < 0 || gx0 + w0.sw as i32 - unread > wi;
+            let even = !x_side && a.mode != code::CONSTANT;
             let mut cell = tid;
             while cell < w0.sw * w0.sh {
                 let (gx, gy) = (gx0 + (cell % w0.sw) as i32, gy0 + (cell / w0.sw) as i32);
                 let outside = gx < 0 || gx >= wi || gy < 0 || gy >= hi;
-                if outside && gx >= -r && gx < wi + r && gy >= -r && gy < hi + r {
+                let lx = gx - gx0;
+                if even && !outside && lx >= unread && lx < unread + r {
+                    let src = if a.mode == code::WRAP {
+                        FAR | (gy as u32 * w + gx as u32)
+                    } else {
+                        4 * cell
+                    };
+                    // SAFETY: as below (these cells and the others together are at most
+                    // those of a window on a side).
+                    unsafe {
+                        let k = atomic_add_shared_u32(list, 1);
+                        store_shared_u32x2(entries + 8 * k, 4 * cell, src);
+                    }
+                } else if outside && gx >= -r && gx < wi + r && gy >= -r && gy < hi + r {
                     // The cell it reads: in the window (nearest, reflect and mirror always),
                     // its byte offset in the slot, which the copy brought; else (wrap) its
                     // element of the plane, marked FAR.
