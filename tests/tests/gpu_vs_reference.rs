@@ -582,11 +582,12 @@ fn tensor_copied_tiles_every_mode() {
         let m = gpuconv_tests::outer(&axes);
         every_mode(&n, &m, Variant::Conv2dSeparable, format!("conv2d_separable r = {r}"));
     }
-    // The 3D walks (`conv3d_fast` r = 1..3, `conv3d_separable` r = 1..4) copy each plane
-    // by a tensor copy: under zero ghost cells every plane, under a mapping mode those of
-    // columns whose window lies inside the volume's rows and columns (here some do, some
-    // do not, so a balanced block's segments take both ways in turn); volumes smaller
-    // than the mask and than one box too.
+    // The 3D walks copy each plane by a tensor copy where their radius takes them
+    // (`conv3d_fast` r = 1, `conv3d_separable` r = 2; the others stage by threads), in
+    // every mode: the threads then write the ghost cells, and windows on no x side copy
+    // as many of their own cells onto themselves (300 columns: a column of tiles on
+    // each side and one inside, as the rows); volumes smaller than the mask and than one
+    // box too.
     let volumes: [&[usize]; 3] = [&[37, 70, 300], &[5, 9, 8], &[2, 3, 4]];
     for (j, &shape) in volumes.iter().enumerate() {
         let n = random_array(IxDyn(shape), 180 + j as u64);
