@@ -149,6 +149,9 @@ pub unsafe fn walk<const R: u32>(
             let (d, columns) = (args.extent[2].max(1), args.extent[0].div_ceil(g.tile_w).max(1));
             let (column, z_begin) = (unit / d, unit % d);
             let steps = (d - z_begin).min(end - unit);
+            if !g.tile_map {
+                unit += steps;
+            }
             let (x0, y0) = ((column % columns) * g.tile_w, (column / columns) * g.tile_h);
             (args, (x0, y0, z_begin, steps))
         } else {
@@ -162,8 +165,13 @@ pub unsafe fn walk<const R: u32>(
         if !g.balanced {
             break;
         }
-        // The next unit, from the segment's column and planes (live through it) rather
-        // than `unit` held across it (at 128 registers that spilled).
+        // With tensor copies, the next unit from the segment's column and planes (live
+        // through it) rather than `unit` held across it (at 128 registers that spilled;
+        // staged by threads, the other way round).
+        if !g.tile_map {
+            sync_threads();
+            continue;
+        }
         let (x0, y0, z_begin, steps) = segment_at;
         let [x0, y0, z_begin, steps] = [x0, y0, z_begin, steps].map(computed_u32);
         let columns = args.extent[0].div_ceil(g.tile_w).max(1);
@@ -237,6 +245,83 @@ unsafe fn segment<const R: u32>(
     let w0 = window(0);
     let zero = zero_ghosts(a.mode, a.fill);
     let copied = g.tile_map && a.tile_map != 0 && (zero || g.ghost_words > 0);
+    if !copied {
+        // Every plane's window has the same columns and rows: this thread's edge cell and
+        // what each of its groups takes, once.
+        let groups = if g.table_words > 0 && stage::table_fits(&window(0)) {
+            let table = 4 * g.table_at;
+            // SAFETY: the table's words lie past the ring and whatever `add` uses (the
+            // family's layout: `table_at`, `table_words`); the window's width is a multiple
+            // of 4; it fits.
+            unsafe { stage::group_table(&window(0), table, tid, threads) };
+            Some(table)
+        } else {
+            None
+        };
+        let walk = stage::Walking {
+            edge: stage::EdgeCell::of(&window(0), tid, threads, true),
+            raw: None,
+            groups,
+        };
+        // SAFETY: the ring's slots (slot_floats each from the dynamic shared base); no copy
+        // is in flight yet.
+        unsafe {
+            stage::fill_unread(
+                &window(0),
+                &walk,
+                (shared_addr(shared_f32()), 4 * g.slot_floats, g.ring),
+                tid,
+                threads,
+            )
+        };
+        // Staged planes; with lag 1 the last step stages and filters none.
+        let planes = steps + 2 * R;
+        let stage_plane = |q: u32, buf: u32| {
+            if g.lag == 0 || q < planes {
+                // SAFETY: the contract covers n, w, h and d; a slot holds slot_floats = sw·sh
+                // floats inside the ring; x0 and pd are multiples of 4.
+                unsafe { stage::walked(window(q), buf, &walk, tid, threads) }
+            }
+        };
+        let mut acc = [patch::ZERO; patch::MAX_PLANES];
+        let mut previous = core::ptr::null::<f32>();
+        streamed(
+            planes + g.lag,
+            (g.ahead, g.ring, g.slot_floats),
+            stage_plane,
+            |_, _| {},
+            |step, slot| {
+                if g.lag == 0 || step < planes {
+                    first(step, slot);
+                }
+                // The plane `add` takes: this step's, or with lag 1 the step before's.
+                let (q, at) = if g.lag == 0 {
+                    (step, slot)
+                } else {
+                    (step.wrapping_sub(1), previous)
+                };
+                previous = slot;
+                if step < g.lag {
+                    return;
+                }
+                add(q, at, &mut acc);
+                if q >= 2 * R {
+                    let out = p.wrapping_add((z_begin + q - 2 * R) as usize * plane_len);
+                    let (x, y) = (x0 + g.qx * tx, y0 + ty * g.k);
+                    // SAFETY: output plane z_begin + q - 2R < z_begin + steps <= d lies inside P.
+                    unsafe {
+                        if g.qx == 1 {
+                            patch::store_column(&acc[0], g.k, out, w, w, h, x, y)
+                        } else {
+                            patch::store(&acc[0], g.k, out, w, w, h, x, y)
+                        }
+                    };
+                }
+                patch::rotate(&mut acc, 2 * R as usize + 1, patch::ZERO);
+            },
+        );
+        return;
+    }
     let bars = shared_addr(shared_f32()) + 4 * g.barriers_at;
     // The ghost list: the count, a pad word, the address of each slot's plane, then for
     // each cell of the window outside the volume that a tap reads (within R of it), its
@@ -277,311 +362,259 @@ unsafe fn segment<const R: u32>(
     };
     let mut acc = [patch::ZERO; patch::MAX_PLANES];
     let mut previous = core::ptr::null::<f32>();
-    // Each step's work on the staged plane, the same closure in both loops below (two
-    // loops, so that each holds registers for its own staging only: one loop for both
-    // spilled at 128 registers).
-    macro_rules! consume {
-        () => {
-            #[inline(always)]
-            |step: u32, slot: *const f32| {
-                if g.lag == 0 || step < planes {
-                    first(step, slot);
-                }
-                // The plane `add` takes: this step's, or with lag 1 the step before's.
-                let (q, at) = if g.lag == 0 {
-                    (step, slot)
+    // Each step's work on the staged plane (the patches' taps and stores).
+    let mut consume = #[inline(always)]
+    |step: u32, slot: *const f32| {
+        if g.lag == 0 || step < planes {
+            first(step, slot);
+        }
+        // The plane `add` takes: this step's, or with lag 1 the step before's.
+        let (q, at) = if g.lag == 0 {
+            (step, slot)
+        } else {
+            (step.wrapping_sub(1), previous)
+        };
+        previous = slot;
+        if step < g.lag {
+            return;
+        }
+        add(q, at, &mut acc);
+        if q >= 2 * R {
+            let out = p.wrapping_add((z_begin + q - 2 * R) as usize * plane_len);
+            let (x, y) = (x0 + g.qx * tx, y0 + ty * g.k);
+            // SAFETY: output plane z_begin + q - 2R < z_begin + steps <= d lies inside P.
+            unsafe {
+                if g.qx == 1 {
+                    patch::store_column(&acc[0], g.k, out, w, w, h, x, y)
                 } else {
-                    (step.wrapping_sub(1), previous)
-                };
-                previous = slot;
-                if step < g.lag {
-                    return;
+                    patch::store(&acc[0], g.k, out, w, w, h, x, y)
                 }
-                add(q, at, &mut acc);
-                if q >= 2 * R {
-                    let out = p.wrapping_add((z_begin + q - 2 * R) as usize * plane_len);
-                    let (x, y) = (x0 + g.qx * tx, y0 + ty * g.k);
-                    // SAFETY: output plane z_begin + q - 2R < z_begin + steps <= d lies inside P.
-                    unsafe {
-                        if g.qx == 1 {
-                            patch::store_column(&acc[0], g.k, out, w, w, h, x, y)
-                        } else {
-                            patch::store(&acc[0], g.k, out, w, w, h, x, y)
-                        }
-                    };
-                }
-                patch::rotate(&mut acc, 2 * R as usize + 1, patch::ZERO);
-            }
-        };
-    }
+            };
+        }
+        patch::rotate(&mut acc, 2 * R as usize + 1, patch::ZERO);
+    };
     let ring = (g.ahead, g.ring, g.slot_floats);
-    if copied {
-        if !zero {
-            if tid == 0 {
-                // SAFETY: the list's first two words (the family's layout: `ghosts_at`,
-                // 8-byte aligned); the barrier before this segment ends every read of them.
-                unsafe { store_shared_u32x2(list, 0, 0) };
-            }
-            sync_threads();
-            let (gx0, gy0, r) = (w0.gx0 as i32, w0.gy0 as i32, R as i32);
-            let (wi, hi) = (w as i32, h as i32);
-            // A window on neither x side takes, under a mapping mode, as many cells as
-            // one on a side: its left halo columns within R, each its own source (the
-            // copy brought the value; wrap reads it again from the plane). Its steps then
-            // cost what a side window's do, and the blocks keep in step (a side block
-            // that lags costs its neighbours their shared halo rows in L2).
-            let unread = (g.pd - R) as i32;
-            let x_side = gx0 + unread < 0 || gx0 + w0.sw as i32 - unread > wi;
-            let even = !x_side && a.mode != code::CONSTANT;
-            let mut cell = tid;
-            while cell < w0.sw * w0.sh {
-                let (gx, gy) = (gx0 + (cell % w0.sw) as i32, gy0 + (cell / w0.sw) as i32);
-                let outside = gx < 0 || gx >= wi || gy < 0 || gy >= hi;
-                let lx = gx - gx0;
-                if even && !outside && lx >= unread && lx < unread + r {
-                    let src = if a.mode == code::WRAP {
-                        FAR | (gy as u32 * w + gx as u32)
-                    } else {
-                        4 * cell
-                    };
-                    // SAFETY: as below (these cells and the others together are at most
-                    // those of a window on a side).
-                    unsafe {
-                        let k = atomic_add_shared_u32(list, 1);
-                        store_shared_u32x2(entries + 8 * k, 4 * cell, src);
-                    }
-                } else if outside && gx >= -r && gx < wi + r && gy >= -r && gy < hi + r {
-                    // The cell it reads: in the window (nearest, reflect and mirror always),
-                    // its byte offset in the slot, which the copy brought; else (wrap) its
-                    // element of the plane, marked FAR.
-                    let (mx, my) = (map_index(a.mode, gx, wi), map_index(a.mode, gy, hi));
-                    let (lx, ly) = (mx - gx0, my - gy0);
-                    let src = if a.mode == code::CONSTANT {
-                        0
-                    } else if lx >= 0 && lx < w0.sw as i32 && ly >= 0 && ly < w0.sh as i32 {
-                        4 * (ly as u32 * w0.sw + lx as u32)
-                    } else {
-                        FAR | (my as u32 * w + mx as u32)
-                    };
-                    // SAFETY: the list's words (at most `2R(sw + sh)` cells, which
-                    // `ghost_words` holds), their count zeroed before the barrier above.
-                    unsafe {
-                        let k = atomic_add_shared_u32(list, 1);
-                        store_shared_u32x2(entries + 8 * k, 4 * cell, src);
-                    }
-                }
-                cell += threads;
-            }
+    if !zero {
+        if tid == 0 {
+            // SAFETY: the list's first two words (the family's layout: `ghosts_at`,
+            // 8-byte aligned); the barrier before this segment ends every read of them.
+            unsafe { store_shared_u32x2(list, 0, 0) };
         }
-        // SAFETY: a barrier a slot at `barriers_at`, inside the block's shared memory
-        // (the family's layout) and used for nothing else. Its block barrier also orders
-        // the ghost list before any thread reads it.
-        unsafe { init_tile_barriers(bars, g.ring, tid) };
-        // Plane q's ghost cells, each from the cell of the plane the mode maps q to that
-        // the mode maps it to (under a constant the fill value; a plane outside the
-        // volume is all fill values), written once q's copy landed, before the barrier the
-        // taps read it after. A thread's first `held` cells of the list stay in registers
-        // for the segment (those of one x side and one y side of a window):
-        // - a source the copy brought (nearest, reflect, mirror): read from the slot at
-        //   the landing, every load before the stores (a source is never a ghost cell);
-        // - a source elsewhere in the plane (wrap, FAR): by `cp.async` to the thread's
-        //   words of the slot's scratch when the plane's copy starts, and from there at
-        //   the landing (the ring's wait for the copies of its step covers it).
-        // Written a step ahead, a thread waited for a copy not landed yet (at full
-        // bandwidth the copies land just in time): a step with ghost cells ran ~15%
-        // longer than one without (per-warp cycle counts, conv3d_separable r = 3). A
-        // window with more cells (a volume narrower than the tile) writes the rest from the
-        // list, wrap's a step ahead by `cp.async` from the plane.
-        // SAFETY: the list's count and entries, written before that barrier.
-        let count = if zero { 0 } else { unsafe { load_shared_u32(list) } };
-        let held = walk_held(R, g.tile_box, threads);
-        let scratch = list + 4 * walk_list_words(R, g.tile_box, g.ring);
-        let scratch_at = #[inline(always)]
-        |q: u32, k: usize| scratch + 4 * (((q % g.ring) * held + k as u32) * threads + tid);
-        let mut cells = [(NO_CELL, 0u32); HELD];
-        for (k, cell) in cells.iter_mut().enumerate() {
-            let i = tid + k as u32 * threads;
-            if (k as u32) < held && i < count {
-                // SAFETY: entry i of the list (i < its count).
-                *cell = unsafe { (load_shared_u32(entries + 8 * i), load_shared_u32(entries + 4 + 8 * i)) };
-            }
-        }
-        let mine = tid < count;
-        let far = mine && a.mode == code::WRAP;
-        let rest = held * threads < count;
-        let stage = #[inline(always)]
-        |q: u32, buf: u32| {
-            copy_plane(q, buf);
-            if far {
-                let from = window(q).plane;
-                for (k, &(at, src)) in cells.iter().enumerate() {
-                    if at != NO_CELL && src & FAR != 0 {
-                        // SAFETY: the thread's word of the slot's scratch (the family's
-                        // layout: `walk_ghost_words`), read by this thread alone at the
-                        // plane's landing, and an element of the plane inside the input.
-                        unsafe { cp_async_f1(scratch_at(q, k), from.wrapping_add((src & !FAR) as usize), 4) };
-                    }
-                }
-            }
-        };
-        let lead = g.ahead - 2;
-        // The list's cells past the held ones of plane p, those from global memory
-        // (`from_far`, a step ahead by `cp.async`) or the others.
-        let rest_of = #[inline(always)]
-        |p: u32, from_far: bool| {
-            let slot = shared_addr(shared_f32()) + 4 * g.slot_floats * (p % g.ring);
-            let mut i = tid + held * threads;
-            while rest && i < count {
-                // SAFETY: entry i of the list (i < its count): its offset lies in the slot,
-                // whose copy landed (so it writes after the copy's zeros), and its source in
-                // the slot or (FAR) inside the slot's plane of the input.
+        sync_threads();
+        let (gx0, gy0, r) = (w0.gx0 as i32, w0.gy0 as i32, R as i32);
+        let (wi, hi) = (w as i32, h as i32);
+        // A window on neither x side takes, under a mapping mode, as many cells as
+        // one on a side: its left halo columns within R, each its own source (the
+        // copy brought the value; wrap reads it again from the plane). Its steps then
+        // cost what a side window's do, and the blocks keep in step (a side block
+        // that lags costs its neighbours their shared halo rows in L2).
+        let unread = (g.pd - R) as i32;
+        let x_side = gx0 + unread < 0 || gx0 + w0.sw as i32 - unread > wi;
+        let even = !x_side && a.mode != code::CONSTANT;
+        let mut cell = tid;
+        while cell < w0.sw * w0.sh {
+            let (gx, gy) = (gx0 + (cell % w0.sw) as i32, gy0 + (cell / w0.sw) as i32);
+            let outside = gx < 0 || gx >= wi || gy < 0 || gy >= hi;
+            let lx = gx - gx0;
+            if even && !outside && lx >= unread && lx < unread + r {
+                let src = if a.mode == code::WRAP {
+                    FAR | (gy as u32 * w + gx as u32)
+                } else {
+                    4 * cell
+                };
+                // SAFETY: as below (these cells and the others together are at most
+                // those of a window on a side).
                 unsafe {
-                    let (at, src) = (load_shared_u32(entries + 8 * i), load_shared_u32(entries + 4 + 8 * i));
-                    if (src & FAR != 0) == from_far {
-                        if a.mode == code::CONSTANT {
-                            store_shared(slot + at, a.fill)
-                        } else if src & FAR == 0 {
-                            store_shared(slot + at, f32::from_bits(load_shared_u32(slot + src)))
-                        } else {
-                            cp_async_f1(slot + at, window(p).plane.wrapping_add((src & !FAR) as usize), 4)
-                        }
+                    let k = atomic_add_shared_u32(list, 1);
+                    store_shared_u32x2(entries + 8 * k, 4 * cell, src);
+                }
+            } else if outside && gx >= -r && gx < wi + r && gy >= -r && gy < hi + r {
+                // The cell it reads: in the window (nearest, reflect and mirror always),
+                // its byte offset in the slot, which the copy brought; else (wrap) its
+                // element of the plane, marked FAR.
+                let (mx, my) = (map_index(a.mode, gx, wi), map_index(a.mode, gy, hi));
+                let (lx, ly) = (mx - gx0, my - gy0);
+                let src = if a.mode == code::CONSTANT {
+                    0
+                } else if lx >= 0 && lx < w0.sw as i32 && ly >= 0 && ly < w0.sh as i32 {
+                    4 * (ly as u32 * w0.sw + lx as u32)
+                } else {
+                    FAR | (my as u32 * w + mx as u32)
+                };
+                // SAFETY: the list's words (at most `2R(sw + sh)` cells, which
+                // `ghost_words` holds), their count zeroed before the barrier above.
+                unsafe {
+                    let k = atomic_add_shared_u32(list, 1);
+                    store_shared_u32x2(entries + 8 * k, 4 * cell, src);
+                }
+            }
+            cell += threads;
+        }
+    }
+    // SAFETY: a barrier a slot at `barriers_at`, inside the block's shared memory
+    // (the family's layout) and used for nothing else. Its block barrier also orders
+    // the ghost list before any thread reads it.
+    unsafe { init_tile_barriers(bars, g.ring, tid) };
+    // Plane q's ghost cells, each from the cell of the plane the mode maps q to that
+    // the mode maps it to (under a constant the fill value; a plane outside the
+    // volume is all fill values), written once q's copy landed, before the barrier the
+    // taps read it after. A thread's first `held` cells of the list stay in registers
+    // for the segment (those of one x side and one y side of a window):
+    // - a source the copy brought (nearest, reflect, mirror): read from the slot at
+    //   the landing, every load before the stores (a source is never a ghost cell);
+    // - a source elsewhere in the plane (wrap, FAR): by `cp.async` to the thread's
+    //   words of the slot's scratch when the plane's copy starts, and from there at
+    //   the landing (the ring's wait for the copies of its step covers it).
+    // Written a step ahead, a thread waited for a copy not landed yet (at full
+    // bandwidth the copies land just in time): a step with ghost cells ran ~15%
+    // longer than one without (per-warp cycle counts, conv3d_separable r = 3). A
+    // window with more cells (a volume narrower than the tile) writes the rest from the
+    // list, wrap's a step ahead by `cp.async` from the plane.
+    // SAFETY: the list's count and entries, written before that barrier.
+    let count = if zero { 0 } else { unsafe { load_shared_u32(list) } };
+    let held = walk_held(R, g.tile_box, threads);
+    let scratch = list + 4 * walk_list_words(R, g.tile_box, g.ring);
+    let scratch_at = #[inline(always)]
+    |q: u32, k: usize| scratch + 4 * (((q % g.ring) * held + k as u32) * threads + tid);
+    let mut cells = [(NO_CELL, 0u32); HELD];
+    for (k, cell) in cells.iter_mut().enumerate() {
+        let i = tid + k as u32 * threads;
+        if (k as u32) < held && i < count {
+            // SAFETY: entry i of the list (i < its count).
+            *cell = unsafe { (load_shared_u32(entries + 8 * i), load_shared_u32(entries + 4 + 8 * i)) };
+        }
+    }
+    let mine = tid < count;
+    let far = mine && a.mode == code::WRAP;
+    let rest = held * threads < count;
+    let stage = #[inline(always)]
+    |q: u32, buf: u32| {
+        copy_plane(q, buf);
+        if far {
+            let from = window(q).plane;
+            for (k, &(at, src)) in cells.iter().enumerate() {
+                if at != NO_CELL && src & FAR != 0 {
+                    // SAFETY: the thread's word of the slot's scratch (the family's
+                    // layout: `walk_ghost_words`), read by this thread alone at the
+                    // plane's landing, and an element of the plane inside the input.
+                    unsafe { cp_async_f1(scratch_at(q, k), from.wrapping_add((src & !FAR) as usize), 4) };
+                }
+            }
+        }
+    };
+    let lead = g.ahead - 2;
+    // The list's cells past the held ones of plane p, those from global memory
+    // (`from_far`, a step ahead by `cp.async`) or the others.
+    let rest_of = #[inline(always)]
+    |p: u32, from_far: bool| {
+        let slot = shared_addr(shared_f32()) + 4 * g.slot_floats * (p % g.ring);
+        let mut i = tid + held * threads;
+        while rest && i < count {
+            // SAFETY: entry i of the list (i < its count): its offset lies in the slot,
+            // whose copy landed (so it writes after the copy's zeros), and its source in
+            // the slot or (FAR) inside the slot's plane of the input.
+            unsafe {
+                let (at, src) = (load_shared_u32(entries + 8 * i), load_shared_u32(entries + 4 + 8 * i));
+                if (src & FAR != 0) == from_far {
+                    if a.mode == code::CONSTANT {
+                        store_shared(slot + at, a.fill)
+                    } else if src & FAR == 0 {
+                        store_shared(slot + at, f32::from_bits(load_shared_u32(slot + src)))
+                    } else {
+                        cp_async_f1(slot + at, window(p).plane.wrapping_add((src & !FAR) as usize), 4)
                     }
                 }
+            }
+            i += threads;
+        }
+    };
+    let fix_far = #[inline(always)]
+    |p: u32| {
+        if far && rest {
+            // SAFETY: the slot's barrier, initialized above; plane p is its use p / ring.
+            unsafe { barrier_wait(tile_barrier(bars, p % g.ring), (p / g.ring) & 1) };
+            rest_of(p, true);
+        }
+    };
+    // The others of plane q, at its landing.
+    let fix_near = #[inline(always)]
+    |q: u32, slot: u32| {
+        // A plane outside the volume (a constant only), from the segment's planes.
+        let z = (z_begin + q) as i32 - R as i32;
+        if a.mode == code::CONSTANT && (z < 0 || z >= d as i32) {
+            let mut i = tid;
+            while i < g.slot_floats / 4 {
+                // SAFETY: inside the slot (slot_floats, a multiple of 4); its copy
+                // landed and no thread reads it before the next barrier.
+                unsafe { store_shared_f4(slot + 16 * i, [a.fill; 4]) };
                 i += threads;
             }
-        };
-        let fix_far = #[inline(always)]
-        |p: u32| {
-            if far && rest {
-                // SAFETY: the slot's barrier, initialized above; plane p is its use p / ring.
-                unsafe { barrier_wait(tile_barrier(bars, p % g.ring), (p / g.ring) & 1) };
-                rest_of(p, true);
-            }
-        };
-        // The others of plane q, at its landing.
-        let fix_near = #[inline(always)]
-        |q: u32, slot: u32| {
-            // A plane outside the volume (a constant only), from the segment's planes.
-            let z = (z_begin + q) as i32 - R as i32;
-            if a.mode == code::CONSTANT && (z < 0 || z >= d as i32) {
-                let mut i = tid;
-                while i < g.slot_floats / 4 {
-                    // SAFETY: inside the slot (slot_floats, a multiple of 4); its copy
-                    // landed and no thread reads it before the next barrier.
-                    unsafe { store_shared_f4(slot + 16 * i, [a.fill; 4]) };
-                    i += threads;
-                }
-            } else if mine {
-                let mut v = [0.0f32; HELD];
-                for (k, &(at, src)) in cells.iter().enumerate() {
-                    if at != NO_CELL {
-                        // SAFETY: a cell of the slot inside the volume, which the copy
-                        // brought (it landed), or the thread's scratch word, which its
-                        // `cp.async` filled (waited for by the ring).
-                        v[k] = unsafe {
-                            if a.mode == code::CONSTANT {
-                                a.fill
-                            } else if src & FAR == 0 {
-                                f32::from_bits(load_shared_u32(slot + src))
-                            } else {
-                                f32::from_bits(load_shared_u32(scratch_at(q, k)))
-                            }
-                        };
-                    }
-                }
-                for (k, &(at, _)) in cells.iter().enumerate() {
-                    if at != NO_CELL {
-                        // SAFETY: a ghost cell of the slot, whose copy landed (so it writes
-                        // after the copy's zeros); no thread reads it before the barrier.
-                        unsafe { store_shared(slot + at, v[k]) };
-                    }
-                }
-                if rest {
-                    rest_of(q, false);
-                }
-            }
-        };
-        let mut consume = consume!();
-        streamed(
-            planes + g.lag,
-            ring,
-            stage,
-            #[inline(always)]
-            |q, slot| {
-                copy_landed(q, 0);
-                if !zero {
-                    if far && rest {
-                        if q == 0 {
-                            // The first `lead` planes', all waited for here.
-                            for p in 0..lead.min(planes) {
-                                fix_far(p);
-                            }
-                            cp_async_commit();
-                            cp_async_wait::<0>();
+        } else if mine {
+            let mut v = [0.0f32; HELD];
+            for (k, &(at, src)) in cells.iter().enumerate() {
+                if at != NO_CELL {
+                    // SAFETY: a cell of the slot inside the volume, which the copy
+                    // brought (it landed), or the thread's scratch word, which its
+                    // `cp.async` filled (waited for by the ring).
+                    v[k] = unsafe {
+                        if a.mode == code::CONSTANT {
+                            a.fill
+                        } else if src & FAR == 0 {
+                            f32::from_bits(load_shared_u32(slot + src))
                         } else {
-                            // Plane q's, committed at step q - lead + 1 (those of the
-                            // planes after it may be pending).
-                            cp_async_wait_all_but(lead - 1);
+                            f32::from_bits(load_shared_u32(scratch_at(q, k)))
                         }
+                    };
+                }
+            }
+            for (k, &(at, _)) in cells.iter().enumerate() {
+                if at != NO_CELL {
+                    // SAFETY: a ghost cell of the slot, whose copy landed (so it writes
+                    // after the copy's zeros); no thread reads it before the barrier.
+                    unsafe { store_shared(slot + at, v[k]) };
+                }
+            }
+            if rest {
+                rest_of(q, false);
+            }
+        }
+    };
+    streamed(
+        planes + g.lag,
+        ring,
+        stage,
+        #[inline(always)]
+        |q, slot| {
+            copy_landed(q, 0);
+            if !zero {
+                if far && rest {
+                    if q == 0 {
+                        // The first `lead` planes', all waited for here.
+                        for p in 0..lead.min(planes) {
+                            fix_far(p);
+                        }
+                        cp_async_commit();
+                        cp_async_wait::<0>();
+                    } else {
+                        // Plane q's, committed at step q - lead + 1 (those of the
+                        // planes after it may be pending).
+                        cp_async_wait_all_but(lead - 1);
                     }
-                    if q < planes {
-                        fix_near(q, slot);
-                    }
                 }
-            },
-            #[inline(always)]
-            |step, slot| {
-                if !zero && step + lead < planes {
-                    fix_far(step + lead);
+                if q < planes {
+                    fix_near(q, slot);
                 }
-                consume(step, slot);
-            },
-        );
-        // SAFETY: every copy landed and every thread passed its waits before the last
-        // step's block barrier; the next segment makes them anew after a block barrier.
-        unsafe { inval_tile_barriers(bars, g.ring, tid) };
-    } else {
-        // Every plane's window has the same columns and rows: this thread's edge cell and
-        // what each of its groups takes, once.
-        let groups = if g.table_words > 0 && stage::table_fits(&window(0)) {
-            let table = 4 * g.table_at;
-            // SAFETY: the table's words lie past the ring and whatever `add` uses (the
-            // family's layout: `table_at`, `table_words`); the window's width is a multiple
-            // of 4; it fits.
-            unsafe { stage::group_table(&window(0), table, tid, threads) };
-            Some(table)
-        } else {
-            None
-        };
-        let walk = stage::Walking {
-            edge: stage::EdgeCell::of(&window(0), tid, threads, true),
-            raw: None,
-            groups,
-        };
-        // SAFETY: the ring's slots (slot_floats each from the dynamic shared base); no copy
-        // is in flight yet.
-        unsafe {
-            stage::fill_unread(
-                &window(0),
-                &walk,
-                (shared_addr(shared_f32()), 4 * g.slot_floats, g.ring),
-                tid,
-                threads,
-            )
-        };
-        streamed(
-            planes + g.lag,
-            ring,
-            |q, buf| {
-                if g.lag == 0 || q < planes {
-                    // SAFETY: the contract covers n, w, h and d; a slot holds
-                    // slot_floats = sw·sh floats inside the ring; x0 and pd are
-                    // multiples of 4.
-                    unsafe { stage::walked(window(q), buf, &walk, tid, threads) }
-                }
-            },
-            |_, _| {},
-            consume!(),
-        );
-    }
+            }
+        },
+        #[inline(always)]
+        |step, slot| {
+            if !zero && step + lead < planes {
+                fix_far(step + lead);
+            }
+            consume(step, slot);
+        },
+    );
+    // SAFETY: every copy landed and every thread passed its waits before the last
+    // step's block barrier; the next segment makes them anew after a block barrier.
+    unsafe { inval_tile_barriers(bars, g.ring, tid) };
 }

@@ -115,12 +115,16 @@ pub const fn balanced_range(b: u32, blocks: u32, units: u32) -> (u32, u32) {
     (start, start + base + (b < extra) as u32)
 }
 
-/// Planes in flight ahead of the one being read: 3, so that the ghost cells of a plane
-/// that came by a tensor copy (`planes::walk`) start a step before it is read, two
-/// steps after its copy.
+/// Planes in flight ahead of the one being read: deep where memory dominates (r <= 1)
+/// and where planes come by tensor copies (wrap's ghost cells start with their plane's
+/// copy, `planes::walk`).
 #[inline]
-pub const fn ahead(_r: u32) -> u32 {
-    3
+pub const fn ahead(r: u32) -> u32 {
+    if r <= 1 || tile_map(r) {
+        3
+    } else {
+        2
+    }
 }
 
 /// Planes the block's shared pass over a staged plane runs ahead of the patches'
@@ -183,10 +187,10 @@ pub const fn table_at(r: u32) -> u32 {
 }
 
 /// Where the walk's ghost list lies (`planes::Walk::ghosts_at`, floats from the shared
-/// base; even): after the barriers, 128 bytes on (`super::WALK_BARRIER_GAP`).
+/// base; even): after the barriers and their gap (`super::walk_barriers`).
 #[inline]
 pub const fn ghosts_at(r: u32) -> u32 {
-    barriers_at(r) + super::walk_barriers(tile_map(r), ring(r)) + super::WALK_BARRIER_GAP
+    barriers_at(r) + super::walk_barriers(tile_map(r), ring(r))
 }
 
 /// Words of the walk's ghost list ([`super::walk_ghost_words`]).

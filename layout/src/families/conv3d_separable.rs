@@ -12,9 +12,25 @@
 //! patches' registers grow as `qx·K·(2r+1)`.
 use crate::{masks, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
 
-/// The walk's geometry shared with `conv3d_fast`: planes ahead, ring, halo columns,
-/// chunks of depth, threads.
-pub use super::conv3d_fast::{ahead, chunk_z, pad, ring, CHUNK_Z, THREADS_X, THREADS_Y};
+/// The walk's geometry shared with `conv3d_fast`: halo columns, chunks of depth, threads.
+pub use super::conv3d_fast::{chunk_z, pad, CHUNK_Z, THREADS_X, THREADS_Y};
+
+/// Planes in flight ahead of the one being read: `conv3d_fast`'s, and 3 where planes come
+/// by tensor copies (wrap's ghost cells start with their plane's copy, `planes::walk`).
+#[inline]
+pub const fn ahead(r: u32) -> u32 {
+    if tile_map(r) {
+        3
+    } else {
+        super::conv3d_fast::ahead(r)
+    }
+}
+
+/// Shared plane buffers: the planes in flight, the one being read and the one before.
+#[inline]
+pub const fn ring(r: u32) -> u32 {
+    ahead(r) + 2
+}
 
 /// Outputs across per thread in the x filter (one 16-byte load and store).
 pub const QX_ROW: u32 = 4;
@@ -142,10 +158,10 @@ pub const fn table_at(r: u32) -> u32 {
 }
 
 /// Where the walk's ghost list lies (`planes::Walk::ghosts_at`, floats from the shared
-/// base; even): after the barriers, 128 bytes on (`super::WALK_BARRIER_GAP`).
+/// base; even): after the barriers and their gap (`super::walk_barriers`).
 #[inline]
 pub const fn ghosts_at(r: u32) -> u32 {
-    barriers_at(r) + super::walk_barriers(tile_map(r), ring(r)) + super::WALK_BARRIER_GAP
+    barriers_at(r) + super::walk_barriers(tile_map(r), ring(r))
 }
 
 /// Words of the walk's ghost list ([`super::walk_ghost_words`]).

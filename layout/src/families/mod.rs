@@ -92,11 +92,12 @@ pub const fn walk_ghost_words(
 }
 
 /// Shared floats of a 3D walk's tensor-copy barriers (`crate::tile_map`): one a slot of
-/// its `ring` where the family's radius takes tensor copies, else none.
+/// its `ring` and the [`WALK_BARRIER_GAP`] where the family's radius takes tensor copies,
+/// else none (the walk's layout then is that of threads' staging alone).
 #[inline]
 pub const fn walk_barriers(tile_map: bool, ring: u32) -> u32 {
     if tile_map {
-        ring * crate::tile_map::BARRIER_FLOATS
+        ring * crate::tile_map::BARRIER_FLOATS + WALK_BARRIER_GAP
     } else {
         0
     }
