@@ -291,7 +291,7 @@ pub(crate) fn walk_launch(
 const _: () = {
     let mut r = 0;
     while r <= MAX_RADIUS {
-        assert!(plane_floats(r) % 32 == 0 && barriers_at(r) % 2 == 0);
+        assert!(plane_floats(r).is_multiple_of(32) && barriers_at(r).is_multiple_of(2));
         assert!(crate::tile_map::box_bytes(tile_box(r)) == 4 * plane_floats(r));
         r += 1;
     }

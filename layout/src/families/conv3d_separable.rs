@@ -268,7 +268,7 @@ fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
 const _: () = {
     let mut r = 1;
     while r <= MAX_RADIUS {
-        assert!(plane_floats(r) % 32 == 0 && barriers_at(r) % 2 == 0);
+        assert!(plane_floats(r).is_multiple_of(32) && barriers_at(r).is_multiple_of(2));
         assert!(crate::tile_map::box_bytes(tile_box(r)) == 4 * plane_floats(r));
         r += 1;
     }
