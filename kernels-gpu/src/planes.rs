@@ -404,8 +404,8 @@ unsafe fn segment<const R: u32>(
         let (gx0, gy0, r) = (w0.gx0 as i32, w0.gy0 as i32, R as i32);
         let (wi, hi) = (w as i32, h as i32);
         // A window on neither x side takes, under a mapping mode, as many cells as
-        // one on a side: its left halo columns within R, each its own source (the
-        // copy brought the value; wrap reads it again from the plane). Its steps then
+        // one on a side: its left halo columns within R, each its own source in the
+        // slot (the copy brought the value; under wrap too). Its steps then
         // cost what a side window's do, and the blocks keep in step (a side block
         // that lags costs its neighbours their shared halo rows in L2).
         let unread = (g.pd - R) as i32;
@@ -417,11 +417,7 @@ unsafe fn segment<const R: u32>(
             let outside = gx < 0 || gx >= wi || gy < 0 || gy >= hi;
             let lx = gx - gx0;
             if even && !outside && lx >= unread && lx < unread + r {
-                let src = if a.mode == code::WRAP {
-                    FAR | (gy as u32 * w + gx as u32)
-                } else {
-                    4 * cell
-                };
+                let src = 4 * cell;
                 // SAFETY: as below (these cells and the others together are at most
                 // those of a window on a side).
                 unsafe {
