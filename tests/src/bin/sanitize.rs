@@ -206,14 +206,15 @@ fn main() {
                 };
                 let mut cases: Vec<(Mode, (bool, bool))> = modes.iter().map(|&m| (m, (false, false))).collect();
                 cases.extend(large.map(|(m, l)| (m, (l, false))));
-                // Tensor-copied tiles: every mode (border tiles staged by copies beside
-                // them), and the ring's wrap-around.
-                if f.name == "conv2d_fast" && e.radius.is_some_and(layout::families::conv2d_fast::tile_map) {
+                // Tensor-copied tiles and steps of the 2D arrays (`layout::tile_map`):
+                // every mode (border tiles staged by copies beside them), and
+                // `conv2d_fast`'s ring wrapping around.
+                let copied = e.radius.and_then(|r| layout::tile_map::tile_box(f.name, r, 1));
+                if copied.is_some() && !f.image {
                     cases.extend(modes.iter().map(|&m| (m, (false, true))));
-                    cases.extend([(Mode::Zero, (true, true)), (Mode::Reflect, (true, true))]);
-                }
-                if f.name == "conv2d_separable" && e.radius.is_some_and(layout::families::conv2d_separable::tile_map) {
-                    cases.extend(modes.iter().map(|&m| (m, (false, true))));
+                    if !f.separable {
+                        cases.extend([(Mode::Zero, (true, true)), (Mode::Reflect, (true, true))]);
+                    }
                 }
                 for (mode, shape) in cases {
                     launches += 1;
