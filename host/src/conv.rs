@@ -580,19 +580,11 @@ pub(crate) struct Buffers {
 
 impl Gpu {
     /// The tensor map the entries of `family` at radius `r` stage their tiles, steps or
-    /// planes with (`layout::families::conv2d_fast::tile_map` and the others'; under a
-    /// mode other than zero ghost cells, those inside the input), where they can: f32 pixels, and
-    /// rows, planes and the first element 16-byte aligned (the tensor copies' rule).
+    /// planes with (`layout::tile_map::tile_box`; under a mode other than zero ghost cells,
+    /// those inside the input), where they can: f32 pixels, and rows, planes and the
+    /// first element 16-byte aligned (the tensor copies' rule).
     fn tile_map_of(&self, family: &str, r: Option<u32>, p: &Problem, b: &Buffers) -> Option<TileMap> {
-        use layout::families::{conv2d_fast, conv2d_separable, conv3d_fast, conv3d_separable};
-        let r = r?;
-        let boxed = match family {
-            "conv2d_fast" | "image_patches" if conv2d_fast::tile_map(r) => conv2d_fast::tile_box(r, p.channels.max(1)),
-            "conv2d_separable" if conv2d_separable::tile_map(r) => conv2d_separable::tile_box(r),
-            "conv3d_fast" if conv3d_fast::tile_map(r) => conv3d_fast::tile_box(r),
-            "conv3d_separable" if conv3d_separable::tile_map(r) => conv3d_separable::tile_box(r),
-            _ => return None,
-        };
+        let boxed = layout::tile_map::tile_box(family, r?, p.channels.max(1))?;
         if b.pixel != layout::args::pixel::F32 || !b.input.is_multiple_of(16) {
             return None;
         }

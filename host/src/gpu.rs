@@ -56,6 +56,8 @@ pub struct Gpu {
     shared_allowed: RefCell<HashMap<String, u32>>,
     /// What the `TILE_MAP` symbol describes now (see [`Gpu::set_tile_map`]).
     tile_map: RefCell<Option<TileMap>>,
+    /// The driver's cuTensorMapEncodeTiled, looked up once ([`encode_tiled`]).
+    encode_tiled: Option<EncodeTiled>,
     _ctx: Context,
 }
 
@@ -122,6 +124,7 @@ impl Gpu {
             occupancy: RefCell::new(HashMap::new()),
             shared_allowed: RefCell::new(HashMap::new()),
             tile_map: RefCell::new(None),
+            encode_tiled: encode_tiled(),
             _ctx: ctx,
         })
     }
@@ -164,7 +167,7 @@ impl Gpu {
         if *self.tile_map.borrow() == Some(m) {
             return Ok(true);
         }
-        let Some(encode) = encode_tiled() else {
+        let Some(encode) = self.encode_tiled else {
             return Ok(false);
         };
         let mut map = [0u64; 16];

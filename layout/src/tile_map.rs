@@ -21,3 +21,19 @@ pub const BARRIER_FLOATS: u32 = 2;
 pub const fn box_bytes([x, y, z]: [u32; 3]) -> u32 {
     4 * x * y * z
 }
+
+/// The box the entries of `family` at radius `r` (for `channels` interleaved channels)
+/// read with one tensor copy, or `None` where they take none: `conv2d_fast` and
+/// `image_patches` from their persistent radii, `conv2d_separable` from r = 8, the 3D
+/// walks' planes at `conv3d_fast` r = 1 and `conv3d_separable` r = 2 (their layouts'
+/// `tile_map`). The host encodes the map from it; the sanitizer covers them.
+pub fn tile_box(family: &str, r: u32, channels: u32) -> Option<[u32; 3]> {
+    use crate::families::{conv2d_fast, conv2d_separable, conv3d_fast, conv3d_separable};
+    match family {
+        "conv2d_fast" | "image_patches" if conv2d_fast::tile_map(r) => Some(conv2d_fast::tile_box(r, channels)),
+        "conv2d_separable" if conv2d_separable::tile_map(r) => Some(conv2d_separable::tile_box(r)),
+        "conv3d_fast" if conv3d_fast::tile_map(r) => Some(conv3d_fast::tile_box(r)),
+        "conv3d_separable" if conv3d_separable::tile_map(r) => Some(conv3d_separable::tile_box(r)),
+        _ => None,
+    }
+}

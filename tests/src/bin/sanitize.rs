@@ -11,8 +11,9 @@ use ndarray::IxDyn;
 /// Shapes, outermost axis first: several tiles of every kernel along every axis, no side
 /// a multiple of a tile or of 4. `loops`: more tiles than an H200 holds blocks of the
 /// fast kernels, so persistent blocks go round their copy ring.
-/// `aligned`: 2D rows a multiple of 4 floats (not of a tile), which `conv2d_fast` and
-/// `conv2d_separable` stage with tensor copies (their layouts' `tile_map`).
+/// `aligned`: rows a multiple of 4 floats (not of a tile), which `conv2d_fast`,
+/// `conv2d_separable` and the 3D walks stage with tensor copies (their layouts'
+/// `tile_map`); 3D: three 128-wide tiles across, one on neither side.
 fn shape(f: &Family, loops: bool, aligned: bool) -> Vec<usize> {
     match (f.dim, loops) {
         (1, false) => vec![3001],
@@ -25,6 +26,7 @@ fn shape(f: &Family, loops: bool, aligned: bool) -> Vec<usize> {
         (2, true) if !f.separable => vec![577, 2001],
         // Two 512-row chunks of two 128-column strips.
         (2, true) => vec![600, 131],
+        (3, _) if aligned => vec![45, 37, 260],
         // Several chunks of depth, two 32-row tiles, two 128-wide tiles.
         _ => vec![45, 37, 131],
     }
@@ -206,14 +208,15 @@ fn main() {
                 };
                 let mut cases: Vec<(Mode, (bool, bool))> = modes.iter().map(|&m| (m, (false, false))).collect();
                 cases.extend(large.map(|(m, l)| (m, (l, false))));
-                // Tensor-copied tiles: every mode (border tiles staged by copies beside
-                // them), and the ring's wrap-around.
-                if f.name == "conv2d_fast" && e.radius.is_some_and(layout::families::conv2d_fast::tile_map) {
+                // Tensor-copied tiles, steps and planes (`layout::tile_map`): every mode
+                // (2D border tiles staged by copies beside them, the 3D walks' ghost cells
+                // written after the copies), and the fast families' rings wrapping around.
+                let copied = e.radius.and_then(|r| layout::tile_map::tile_box(f.name, r, 1));
+                if copied.is_some() && !f.image {
                     cases.extend(modes.iter().map(|&m| (m, (false, true))));
-                    cases.extend([(Mode::Zero, (true, true)), (Mode::Reflect, (true, true))]);
-                }
-                if f.name == "conv2d_separable" && e.radius.is_some_and(layout::families::conv2d_separable::tile_map) {
-                    cases.extend(modes.iter().map(|&m| (m, (false, true))));
+                    if !f.separable {
+                        cases.extend([(Mode::Zero, (true, true)), (Mode::Reflect, (true, true))]);
+                    }
                 }
                 for (mode, shape) in cases {
                     launches += 1;
