@@ -3,8 +3,10 @@
 //! gridDim.z chunks), or, balanced, an equal share of all columns' planes (a 1D grid of
 //! resident blocks), which it walks a column's run at a time. The input planes of its
 //! column, with `pd` columns and `R` rows of halo, stream through a ring of `ring` shared
-//! buffers with 16-byte `cp.async`, `ahead` planes ahead of the one in use (one barrier
-//! per plane: the ring holds `ahead + 2`).
+//! buffers with 16-byte `cp.async`, or one tensor copy a plane where the family's radius
+//! takes them (`tile_map`; the threads then write the ghost cells of modes other than
+//! zero), `ahead` planes ahead of the one in use (one barrier per plane: the ring holds
+//! `ahead + 2`).
 //! Each thread keeps one register patch per output plane the current input plane touches
 //! (`2R+1`): the kernel adds the plane into them, the walk stores the one that is complete
 //! and moves the others down.

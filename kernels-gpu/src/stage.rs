@@ -892,13 +892,11 @@ fn by_groups<P>(win: &Window<P>) -> bool {
 /// 4-element copies stages it.
 #[inline(always)]
 pub fn interior<P>(win: &Window<P>) -> bool {
-    !win.ghost && inside_plane(win)
-}
-
-/// Whether the window's rows and columns lie inside the plane's (whatever plane it reads).
-#[inline(always)]
-pub fn inside_plane<P>(win: &Window<P>) -> bool {
-    (win.gx0 as i32) >= 0 && win.gx0 + win.sw <= win.w && (win.gy0 as i32) >= 0 && win.gy0 + win.sh <= win.h
+    !win.ghost
+        && (win.gx0 as i32) >= 0
+        && win.gx0 + win.sw <= win.w
+        && (win.gy0 as i32) >= 0
+        && win.gy0 + win.sh <= win.h
 }
 
 /// Under a mode that maps (nearest, reflect, mirror, wrap), a border window's groups not
