@@ -405,11 +405,12 @@ unsafe fn segment<const R: u32>(
         sync_threads();
         let (gx0, gy0, r) = (w0.gx0 as i32, w0.gy0 as i32, R as i32);
         let (wi, hi) = (w as i32, h as i32);
-        // A window on neither x side takes, under a mapping mode, as many cells as
-        // one on a side: its left halo columns within R, each its own source in the
-        // slot (the copy brought the value; under wrap too). Its steps then
-        // cost what a side window's do, and the blocks keep in step (a side block
-        // that lags costs its neighbours their shared halo rows in L2).
+        // A window on neither x side takes, under a mapping mode, about as many cells
+        // as one on a side: its left halo columns within R, each its own source in the
+        // slot (the copy brought the value; under wrap too). Its steps then cost what a
+        // side window's do, and the blocks keep in step (a side block that lags costs
+        // its neighbours their shared halo rows in L2). Not the rows within R + 1 of a
+        // y side, where a ghost cell of the window may read them.
         let unread = (g.pd - R) as i32;
         let x_side = gx0 + unread < 0 || gx0 + w0.sw as i32 - unread > wi;
         let even = !x_side && a.mode != code::CONSTANT;
@@ -418,7 +419,7 @@ unsafe fn segment<const R: u32>(
             let (gx, gy) = (gx0 + (cell % w0.sw) as i32, gy0 + (cell / w0.sw) as i32);
             let outside = gx < 0 || gx >= wi || gy < 0 || gy >= hi;
             let lx = gx - gx0;
-            if even && !outside && lx >= unread && lx < unread + r {
+            if even && !outside && lx >= unread && lx < unread + r && gy > r && gy < hi - 1 - r {
                 let src = 4 * cell;
                 // SAFETY: as below (these cells and the others together are at most
                 // those of a window on a side).
