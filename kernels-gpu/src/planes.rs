@@ -238,6 +238,42 @@ unsafe fn segment<const R: u32>(
             inline_border: false,
         }
     };
+    // Each step's work on the staged plane (the patches' taps and stores), the same in both
+    // ways of staging below (each its own loop: one loop for both spilled at 128 registers).
+    macro_rules! consume {
+        ($planes:ident, $previous:ident, $acc:ident) => {
+            #[inline(always)]
+            |step: u32, slot: *const f32| {
+                if g.lag == 0 || step < $planes {
+                    first(step, slot);
+                }
+                // The plane `add` takes: this step's, or with lag 1 the step before's.
+                let (q, at) = if g.lag == 0 {
+                    (step, slot)
+                } else {
+                    (step.wrapping_sub(1), $previous)
+                };
+                $previous = slot;
+                if step < g.lag {
+                    return;
+                }
+                add(q, at, &mut $acc);
+                if q >= 2 * R {
+                    let out = p.wrapping_add((z_begin + q - 2 * R) as usize * plane_len);
+                    let (x, y) = (x0 + g.qx * tx, y0 + ty * g.k);
+                    // SAFETY: output plane z_begin + q - 2R < z_begin + steps <= d lies inside P.
+                    unsafe {
+                        if g.qx == 1 {
+                            patch::store_column(&$acc[0], g.k, out, w, w, h, x, y)
+                        } else {
+                            patch::store(&$acc[0], g.k, out, w, w, h, x, y)
+                        }
+                    };
+                }
+                patch::rotate(&mut $acc, 2 * R as usize + 1, patch::ZERO);
+            }
+        };
+    }
     // Every plane of the segment comes by a tensor copy where the host filled the tile
     // map (each plane from the one the mode maps it to). The copies read cells outside
     // the volume as zeros: under another mode, the threads then write the window's ghost
@@ -292,35 +328,7 @@ unsafe fn segment<const R: u32>(
             (g.ahead, g.ring, g.slot_floats),
             stage_plane,
             |_, _| {},
-            |step, slot| {
-                if g.lag == 0 || step < planes {
-                    first(step, slot);
-                }
-                // The plane `add` takes: this step's, or with lag 1 the step before's.
-                let (q, at) = if g.lag == 0 {
-                    (step, slot)
-                } else {
-                    (step.wrapping_sub(1), previous)
-                };
-                previous = slot;
-                if step < g.lag {
-                    return;
-                }
-                add(q, at, &mut acc);
-                if q >= 2 * R {
-                    let out = p.wrapping_add((z_begin + q - 2 * R) as usize * plane_len);
-                    let (x, y) = (x0 + g.qx * tx, y0 + ty * g.k);
-                    // SAFETY: output plane z_begin + q - 2R < z_begin + steps <= d lies inside P.
-                    unsafe {
-                        if g.qx == 1 {
-                            patch::store_column(&acc[0], g.k, out, w, w, h, x, y)
-                        } else {
-                            patch::store(&acc[0], g.k, out, w, w, h, x, y)
-                        }
-                    };
-                }
-                patch::rotate(&mut acc, 2 * R as usize + 1, patch::ZERO);
-            },
+            consume!(planes, previous, acc),
         );
         return;
     }
@@ -364,37 +372,7 @@ unsafe fn segment<const R: u32>(
     };
     let mut acc = [patch::ZERO; patch::MAX_PLANES];
     let mut previous = core::ptr::null::<f32>();
-    // Each step's work on the staged plane (the patches' taps and stores).
-    let mut consume = #[inline(always)]
-    |step: u32, slot: *const f32| {
-        if g.lag == 0 || step < planes {
-            first(step, slot);
-        }
-        // The plane `add` takes: this step's, or with lag 1 the step before's.
-        let (q, at) = if g.lag == 0 {
-            (step, slot)
-        } else {
-            (step.wrapping_sub(1), previous)
-        };
-        previous = slot;
-        if step < g.lag {
-            return;
-        }
-        add(q, at, &mut acc);
-        if q >= 2 * R {
-            let out = p.wrapping_add((z_begin + q - 2 * R) as usize * plane_len);
-            let (x, y) = (x0 + g.qx * tx, y0 + ty * g.k);
-            // SAFETY: output plane z_begin + q - 2R < z_begin + steps <= d lies inside P.
-            unsafe {
-                if g.qx == 1 {
-                    patch::store_column(&acc[0], g.k, out, w, w, h, x, y)
-                } else {
-                    patch::store(&acc[0], g.k, out, w, w, h, x, y)
-                }
-            };
-        }
-        patch::rotate(&mut acc, 2 * R as usize + 1, patch::ZERO);
-    };
+    let mut consume = consume!(planes, previous, acc);
     let ring = (g.ahead, g.ring, g.slot_floats);
     if !zero {
         if tid == 0 {
