@@ -580,9 +580,9 @@ pub(crate) struct Buffers {
 
 impl Gpu {
     /// The tensor map the entries of `family` at radius `r` stage their tiles, steps or
-    /// planes with (`layout::tile_map::tile_box`; under a mode other than zero ghost cells,
-    /// those inside the input), where they can: f32 pixels, and rows, planes and the
-    /// first element 16-byte aligned (the tensor copies' rule).
+    /// planes with (`layout::tile_map::tile_box`; the 2D families, under a mode other than
+    /// zero ghost cells, those inside the input), where they can: f32 pixels, and rows,
+    /// planes and the first element 16-byte aligned (the tensor copies' rule).
     fn tile_map_of(&self, family: &str, r: Option<u32>, p: &Problem, b: &Buffers) -> Option<TileMap> {
         let boxed = layout::tile_map::tile_box(family, r?, p.channels.max(1))?;
         if b.pixel != layout::args::pixel::F32 || !b.input.is_multiple_of(16) {

@@ -13,7 +13,7 @@
 use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv3d_fast::{balanced_range, walk_units};
-use layout::families::{walk_held, walk_list_words, WALK_HELD_MAX};
+use layout::families::{walk_held, walk_list_words, WALK_HELD_MAX, WALK_LIST_HEAD};
 use layout::mode::{code, map_index, zero_ghosts};
 use layout::tile_map::box_bytes;
 
@@ -151,9 +151,7 @@ pub unsafe fn walk<const R: u32>(
             let (d, columns) = (args.extent[2].max(1), args.extent[0].div_ceil(g.tile_w).max(1));
             let (column, z_begin) = (unit / d, unit % d);
             let steps = (d - z_begin).min(end - unit);
-            if !g.tile_map {
-                unit += steps;
-            }
+            unit += steps;
             let (x0, y0) = ((column % columns) * g.tile_w, (column / columns) * g.tile_h);
             (args, (x0, y0, z_begin, steps))
         } else {
@@ -167,17 +165,6 @@ pub unsafe fn walk<const R: u32>(
         if !g.balanced {
             break;
         }
-        // With tensor copies, the next unit from the segment's column and planes (live
-        // through it) rather than `unit` held across it (at 128 registers that spilled;
-        // staged by threads, the other way round).
-        if !g.tile_map {
-            sync_threads();
-            continue;
-        }
-        let (x0, y0, z_begin, steps) = segment_at;
-        let [x0, y0, z_begin, steps] = [x0, y0, z_begin, steps].map(computed_u32);
-        let columns = args.extent[0].div_ceil(g.tile_w).max(1);
-        unit = ((y0 / g.tile_h) * columns + x0 / g.tile_w) * args.extent[2] + z_begin + steps;
         sync_threads();
     }
 }
@@ -333,13 +320,13 @@ unsafe fn segment<const R: u32>(
         return;
     }
     let bars = shared_addr(shared_f32()) + 4 * g.barriers_at;
-    // The ghost list: the count, a pad word, the address of each slot's plane, then for
-    // each cell of the window outside the volume that a tap reads (within R of it), its
-    // byte offset in a slot and the element of a plane it reads (the mode's mapping; none
-    // under a constant). The window's columns and rows are the same in every plane: made
-    // once a segment.
+    // The ghost list: the count and a pad word, then for each cell of the window outside
+    // the volume that a tap reads (within R of it), its byte offset in a slot and the
+    // cell it reads (the mode's mapping; none under a constant), and the stand-in cells
+    // below. The window's columns and rows are the same in every plane: made once a
+    // segment.
     let list = shared_addr(shared_f32()) + 4 * g.ghosts_at;
-    let entries = list + 8 + 8 * g.ring;
+    let entries = list + 4 * WALK_LIST_HEAD;
     // Staged planes; with lag 1 the last step stages and filters none (but for a tensor
     // copy of the plane after, which keeps every step's wait alike).
     let planes = steps + 2 * R;
@@ -450,7 +437,7 @@ unsafe fn segment<const R: u32>(
     // SAFETY: the list's count and entries, written before that barrier.
     let count = if zero { 0 } else { unsafe { load_shared_u32(list) } };
     let held = walk_held(R, g.tile_box, threads);
-    let scratch = list + 4 * walk_list_words(R, g.tile_box, g.ring);
+    let scratch = list + 4 * walk_list_words(R, g.tile_box);
     let scratch_at = #[inline(always)]
     |q: u32, k: usize| scratch + 4 * (((q % g.ring) * held + k as u32) * threads + tid);
     let mut cells = [(NO_CELL, 0u32); HELD];

@@ -155,11 +155,11 @@ pub const fn plane_floats(r: u32) -> u32 {
 }
 
 /// Whether the walk stages f32 planes with tensor copies where the host gives it a tile
-/// map (`crate::tile_map`; under a mode other than zero ghost cells, the planes whose
-/// window lies inside the volume's rows and columns): one instruction a plane instead of
-/// each thread's 16-byte copies. At r = 1 alone: there every mode's ghost cells stay
-/// within 5% of zero's time on the copies (the thirty-fifth session); at r = 2 wrap took
-/// 1.075x, and r = 3 spilled.
+/// map (`crate::tile_map`; in every mode, the threads writing the ghost cells after the
+/// copy, `planes::segment`): one instruction a plane instead of each thread's 16-byte
+/// copies. At r = 1 alone: there every mode's ghost cells stay within 5% of zero's time
+/// on the copies (the thirty-fifth session); at r = 2 wrap took 1.075x, and r = 3
+/// spilled (the balanced walks, r >= 2, held the next unit across the copied segment).
 #[inline]
 pub const fn tile_map(r: u32) -> bool {
     r == 1

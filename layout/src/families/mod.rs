@@ -59,13 +59,17 @@ pub const fn walk_held(r: u32, [sw, sh, _]: [u32; 3], threads: u32) -> u32 {
     }
 }
 
-/// Words of a 3D walk's ghost list proper: a count, a pad word, two words a slot of its
-/// `ring`, then a pair (slot offset, source element) per ghost cell of a window of `sw` x
-/// `sh` at radius `r`, at most `2r(sw + sh)` (`r` columns on each side down every row,
-/// `r` rows on each side across every column).
+/// Words before a 3D walk's ghost list's entries: the count and a pad word (the entries'
+/// word pairs 8-byte aligned).
+pub const WALK_LIST_HEAD: u32 = 2;
+
+/// Words of a 3D walk's ghost list proper: its head ([`WALK_LIST_HEAD`]), then a pair
+/// (slot offset, source) per cell of a window of `sw` x `sh` at radius `r`, at most
+/// `2r(sw + sh)` (`r` columns on each side down every row, `r` rows on each side across
+/// every column; a window on no x side takes fewer stand-in cells than a side's).
 #[inline]
-pub const fn walk_list_words(r: u32, [sw, sh, _]: [u32; 3], ring: u32) -> u32 {
-    2 + 2 * ring + 2 * 2 * r * (sw + sh)
+pub const fn walk_list_words(r: u32, [sw, sh, _]: [u32; 3]) -> u32 {
+    WALK_LIST_HEAD + 2 * 2 * r * (sw + sh)
 }
 
 /// Shared words of a 3D walk's ghost cells (`planes::walk` under a mode other than zero
@@ -83,7 +87,7 @@ pub const fn walk_ghost_words(
     blocks: u32,
     threads: u32,
 ) -> u32 {
-    let words = walk_list_words(r, tile_box, ring) + ring * walk_held(r, tile_box, threads) * threads;
+    let words = walk_list_words(r, tile_box) + ring * walk_held(r, tile_box, threads) * threads;
     if tile_map && shared_fits(4 * (at + words), blocks) {
         words
     } else {
