@@ -530,19 +530,28 @@ impl Gpu {
             }
             _ => (mask.taps.clone(), mask.radius),
         };
+        let name = entry.to_string();
+        // A fast entry runs in a module with these taps baked in (read from the symbol
+        // where baking is off or left a load).
+        let baked = match entry.baked_taps() {
+            Some(sym) => self.baked(&name, sym, &taps)?,
+            None => None,
+        };
+        let code = baked.as_ref().map_or_else(|| self.main_code(), |b| b.code());
         let mask_addr = match family.mask {
             MaskLoc::Global => self.global_mask(GlobalMask::Taps, &taps)?,
             MaskLoc::MmaTable => {
                 let r = entry.radius.expect("image_mma entries are compiled per radius");
                 self.global_mask(GlobalMask::MmaTable(r), &taps)?
             }
+            MaskLoc::Const(_) if baked.is_some() => 0,
             MaskLoc::Const(sym) => {
                 self.set_const_mask(sym, &taps)?;
                 0
             }
         };
         let tile_map = match self.tile_map_of(family.name, entry.radius, problem, &buffers) {
-            Some(m) => self.set_tile_map(m)?,
+            Some(m) => self.set_tile_map(code, m)?,
             None => false,
         };
         let args = ConvArgs {
@@ -560,7 +569,7 @@ impl Gpu {
         };
         // The caller's buffers cover the problem (its contract), and the mask of
         // `radius` is where the family reads it: what `Gpu::launch` asks of its callers.
-        self.launch(&entry.to_string(), family.params, shape, &args)
+        self.launch(code, &name, family.params, shape, &args)
     }
 }
 

@@ -9,9 +9,10 @@ use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 use layout::{ConstSymbol, KernelParams, LaunchShape, ParamList};
-use std::cell::RefCell;
-use std::collections::HashMap;
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
 use std::ffi::c_void;
+use std::rc::Rc;
 
 /// The PTX of every kernel, built from `kernels-gpu` by `build.rs` (through ptx-builder,
 /// which checked it against the kernel-family table).
@@ -34,6 +35,40 @@ struct GlobalBuffer {
     buf: DeviceBuffer<u32>,
 }
 
+/// A module of one entry with its mask's taps baked into its code (`ptx_builder::bake`),
+/// and what its own `TILE_MAP` symbol describes.
+pub(crate) struct BakedModule {
+    module: Module,
+    tile_map: RefCell<Option<TileMap>>,
+}
+
+impl BakedModule {
+    /// The module as the place a launch runs.
+    pub(crate) fn code(&self) -> Code<'_> {
+        Code {
+            module: &self.module,
+            tile_map: &self.tile_map,
+            id: self as *const BakedModule as usize,
+        }
+    }
+}
+
+/// A baked module's entry and taps (bit for bit).
+type BakeKey = (String, Vec<u32>);
+
+/// Baked modules kept at once; one more drops them all (each is one entry, JIT-compiled
+/// once per mask).
+const MAX_BAKED: usize = 32;
+
+/// The module a launch runs in: the embedded one, or a baked one, with its `TILE_MAP`
+/// state and an identity for the per-function caches.
+#[derive(Clone, Copy)]
+pub(crate) struct Code<'a> {
+    module: &'a Module,
+    tile_map: &'a RefCell<Option<TileMap>>,
+    id: usize,
+}
+
 /// A CUDA context with the convolution module loaded. Create one and reuse it: module
 /// load (the driver's JIT of the PTX) is the slow part. Device arrays borrow it, so none
 /// outlives the context that owns its memory.
@@ -48,16 +83,23 @@ pub struct Gpu {
     global_mask: RefCell<Option<GlobalBuffer>>,
     /// Streaming multiprocessors, for sizing persistent grids.
     sm_count: u32,
-    /// Blocks per SM of each (entry, shared bytes) that needed preparing (see `prepare`).
-    occupancy: RefCell<HashMap<(String, u32), u32>>,
+    /// Blocks per SM of each (module, entry, shared bytes) that needed preparing (see
+    /// `prepare`).
+    occupancy: RefCell<HashMap<(usize, String, u32), u32>>,
     /// The shared memory each entry is opted in to (above 48 KiB): the most any launch of
     /// it asked. One attribute a function, so an entry whose launches differ (an image
     /// family's f32 and u8) keeps the largest, rather than the last, size.
-    shared_allowed: RefCell<HashMap<String, u32>>,
+    shared_allowed: RefCell<HashMap<(usize, String), u32>>,
     /// What the `TILE_MAP` symbol describes now (see [`Gpu::set_tile_map`]).
     tile_map: RefCell<Option<TileMap>>,
     /// The driver's cuTensorMapEncodeTiled, looked up once ([`encode_tiled`]).
     encode_tiled: Option<EncodeTiled>,
+    /// Whether launches of the fast families run in modules with their taps baked in.
+    bake: Cell<bool>,
+    /// Baked modules by entry and taps (bit for bit).
+    baked: RefCell<HashMap<BakeKey, Rc<BakedModule>>>,
+    /// Entries whose baked module the driver would not load: they read the symbol.
+    bake_failed: RefCell<HashSet<String>>,
     _ctx: Context,
 }
 
@@ -125,6 +167,9 @@ impl Gpu {
             shared_allowed: RefCell::new(HashMap::new()),
             tile_map: RefCell::new(None),
             encode_tiled: encode_tiled(),
+            bake: Cell::new(std::env::var("GPUCONV_BAKE").map_or(true, |v| v != "0")),
+            baked: RefCell::new(HashMap::new()),
+            bake_failed: RefCell::new(HashSet::new()),
             _ctx: ctx,
         })
     }
@@ -159,12 +204,80 @@ impl Gpu {
         Ok(())
     }
 
+    /// The embedded module, with every entry.
+    pub(crate) fn main_code(&self) -> Code<'_> {
+        Code {
+            module: &self.module,
+            tile_map: &self.tile_map,
+            id: 0,
+        }
+    }
+
+    /// Whether launches of the fast families' compiled-radius entries run with their taps
+    /// baked into the code (on unless the environment sets `GPUCONV_BAKE=0`).
+    pub fn baked_taps(&self) -> bool {
+        self.bake.get()
+    }
+
+    /// Turns baked taps on or off for the launches that follow. Off, every entry reads its
+    /// mask from the `__constant__` symbol; on, the first launch of an entry with a mask
+    /// JIT-compiles a module of that entry with the taps as immediates (its time, about a
+    /// second for the largest 3D entry, is that mask's alone; the modules are kept, up to
+    /// 32). Results are the same bit for bit: the FMAs and their order do not change.
+    pub fn set_baked_taps(&self, on: bool) {
+        self.bake.set(on);
+    }
+
+    /// Baked modules held now.
+    pub fn baked_modules(&self) -> usize {
+        self.baked.borrow().len()
+    }
+
+    /// The module of `entry` with `taps` (the contents of `sym`) baked in, built and
+    /// loaded on first use; `None` where baking is off, or the rewrite or the driver left
+    /// a tap load (the launch then reads the symbol).
+    pub(crate) fn baked(&self, entry: &str, sym: ConstSymbol, taps: &[f32]) -> Result<Option<Rc<BakedModule>>> {
+        if !self.bake.get() || self.bake_failed.borrow().contains(entry) {
+            return Ok(None);
+        }
+        let key = (
+            entry.to_string(),
+            taps.iter().map(|t| t.to_bits()).collect::<Vec<u32>>(),
+        );
+        if let Some(b) = self.baked.borrow().get(&key) {
+            return Ok(Some(b.clone()));
+        }
+        let loaded = ptx_builder::bake::bake_entry(PTX, entry, sym.name, taps)
+            .filter(|b| b.baked > 0 && b.left == 0)
+            .map(|b| Module::from_ptx(&b.ptx, &[]));
+        let module = match loaded {
+            Some(Ok(m)) => m,
+            Some(Err(e @ CudaError::OutOfMemory)) => return Err(Error::Cuda(e)),
+            Some(Err(_)) | None => {
+                self.bake_failed.borrow_mut().insert(entry.to_string());
+                return Ok(None);
+            }
+        };
+        let mut cache = self.baked.borrow_mut();
+        if cache.len() >= MAX_BAKED {
+            // Kernels still running may be in the modules dropped.
+            self.stream.synchronize()?;
+            cache.clear();
+        }
+        let b = Rc::new(BakedModule {
+            module,
+            tile_map: RefCell::new(None),
+        });
+        cache.insert(key, b.clone());
+        Ok(Some(b))
+    }
+
     /// Fills the `TILE_MAP` symbol with a tensor map of `m` (f32, out-of-bounds cells
     /// zero), skipped when it holds that map already. `Ok(false)` where the driver cannot
     /// encode it (no such entry, or a geometry it refuses): the kernel then stages its
     /// tiles with copies.
-    pub(crate) fn set_tile_map(&self, m: TileMap) -> Result<bool> {
-        if *self.tile_map.borrow() == Some(m) {
+    pub(crate) fn set_tile_map(&self, code: Code<'_>, m: TileMap) -> Result<bool> {
+        if *code.tile_map.borrow() == Some(m) {
             return Ok(true);
         }
         let Some(encode) = self.encode_tiled else {
@@ -197,10 +310,10 @@ impl Gpu {
         }
         // Kernels still running may read the old map.
         self.stream.synchronize()?;
-        *self.tile_map.borrow_mut() = None;
+        *code.tile_map.borrow_mut() = None;
         let name = std::ffi::CString::new(layout::tile_map::SYMBOL).expect("no NUL");
-        self.module.get_global::<[u64; 16]>(&name)?.copy_from(&map)?;
-        *self.tile_map.borrow_mut() = Some(m);
+        code.module.get_global::<[u64; 16]>(&name)?.copy_from(&map)?;
+        *code.tile_map.borrow_mut() = Some(m);
         Ok(true)
     }
 
@@ -235,16 +348,16 @@ impl Gpu {
     /// Readies `entry` for launches of `shape`'s block and shared memory: opts in to
     /// shared memory above 48 KiB (once per larger size), and returns the blocks per SM
     /// (occupancy, once per (entry, shared bytes)), which sizes persistent grids.
-    fn prepare(&self, entry: &str, f: &Function<'_>, shape: &LaunchShape) -> Result<u32> {
+    fn prepare(&self, id: usize, entry: &str, f: &Function<'_>, shape: &LaunchShape) -> Result<u32> {
         if shape.shared_bytes > DEFAULT_SHARED_LIMIT {
             let mut allowed = self.shared_allowed.borrow_mut();
-            let at = allowed.entry(entry.to_string()).or_insert(0);
+            let at = allowed.entry((id, entry.to_string())).or_insert(0);
             if *at < shape.shared_bytes {
                 allow_shared(entry, f, shape.shared_bytes)?; // occupancy counts only what is allowed
                 *at = shape.shared_bytes;
             }
         }
-        let key = (entry.to_string(), shape.shared_bytes);
+        let key = (id, entry.to_string(), shape.shared_bytes);
         if let Some(&n) = self.occupancy.borrow().get(&key) {
             return Ok(n);
         }
@@ -254,8 +367,8 @@ impl Gpu {
         Ok(n)
     }
 
-    /// Launches `entry`, which takes the argument struct `params`, with `shape` and
-    /// `args`, asynchronously on [`Gpu::stream`]. This is the one place a kernel is
+    /// Launches `entry` of `code`, which takes the argument struct `params`, with `shape`
+    /// and `args`, asynchronously on [`Gpu::stream`]. This is the one place a kernel is
     /// launched.
     ///
     /// Callers build `args` from device arrays they borrow and whose shapes they have
@@ -264,16 +377,17 @@ impl Gpu {
     /// reads and writes.
     pub(crate) fn launch<A: KernelParams>(
         &self,
+        code: Code<'_>,
         entry: &str,
         params: ParamList,
         shape: LaunchShape,
         args: &A,
     ) -> Result<()> {
         assert_eq!(A::LIST, params, "{entry} takes {params:?}, not {:?}", A::LIST);
-        let f = self.module.get_function(entry)?;
+        let f = code.module.get_function(entry)?;
         let mut g = shape.grid;
         if shape.persistent || shape.depth.is_some() || shape.shared_bytes > DEFAULT_SHARED_LIMIT {
-            let per_sm = self.prepare(entry, &f, &shape)?;
+            let per_sm = self.prepare(code.id, entry, &f, &shape)?;
             if shape.persistent {
                 // One wave, no tail: the blocks loop over the tiles.
                 g.0 = g.0.min(per_sm.max(1) * self.sm_count);

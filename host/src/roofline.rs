@@ -51,7 +51,7 @@ impl Gpu {
         };
         // `out`, borrowed for this call, holds one float per launched thread: what the
         // probe writes, and all it touches.
-        self.launch(FMA_PROBE_ENTRY, ParamList::FmaProbe, shape, &args)?;
+        self.launch(self.main_code(), FMA_PROBE_ENTRY, ParamList::FmaProbe, shape, &args)?;
         Ok(blocks as u64 * FMA_BLOCK as u64 * iters as u64 * FMA_PER_ITER)
     }
 

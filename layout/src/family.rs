@@ -122,6 +122,20 @@ impl core::hash::Hash for Entry {
     }
 }
 
+impl Entry {
+    /// The `.const` symbol whose taps the host bakes into this entry's code, immediates in
+    /// place of tap loads (`ptx_builder::bake`): the fast families' compiled-radius
+    /// entries, whose every tap index is a constant. The textbook's entries keep reading
+    /// the symbol.
+    #[inline]
+    pub const fn baked_taps(&self) -> Option<ConstSymbol> {
+        match (self.family.mask, self.family.radii, self.radius) {
+            (MaskLoc::Const(sym), Radii::Compiled { .. }, Some(_)) => Some(sym),
+            _ => None,
+        }
+    }
+}
+
 impl core::fmt::Display for Entry {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.family.name)?;

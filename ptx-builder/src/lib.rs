@@ -5,6 +5,7 @@
 //! -Zbuild-std=core -- --emit=asm=<file>` writes a `.s` file that *is* the PTX.
 //! `host/build.rs` and `cargo xtask ptx` both call [`build`], so there is exactly one way
 //! the device crate gets compiled.
+pub mod bake;
 pub mod launch_bounds;
 
 use std::fmt;

@@ -608,6 +608,88 @@ fn tensor_copied_tiles_every_mode() {
     }
 }
 
+/// The fast families run with their taps baked into the code (`Gpu::set_baked_taps`, on
+/// by default): every such launch gives the same bits as the same entry reading its
+/// taps from the `__constant__` symbol, in every mode, full and rank-1 masks, f32 and u8
+/// images; and the baked launches did run in baked modules.
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn baked_taps_match_the_symbol_bit_for_bit() {
+    let gpu = gpu();
+    let same = |a: ArrayViewD<f32>, b: ArrayViewD<f32>| a.iter().zip(b.iter()).all(|(x, y)| x.to_bits() == y.to_bits());
+    let both = |run: &dyn Fn() -> ArrayD<f32>, what: String| {
+        gpu.set_baked_taps(false);
+        let read = run();
+        gpu.set_baked_taps(true);
+        let held = gpu.baked_modules();
+        let baked = run();
+        assert!(
+            gpu.baked_modules() > held || held == 32,
+            "{what}: no baked module was built"
+        );
+        assert!(same(read.view(), baked.view()), "{what}: baked taps changed the result");
+    };
+    let arrays: [(Variant, &[usize], &[usize]); 6] = [
+        (Variant::Conv1dFast, &[5003], &[1, 2, 16]),
+        (Variant::Conv2dFast, &[133, 301], &[0, 1, 3, 4]),
+        (Variant::Conv3dFast, &[9, 37, 150], &[1, 2, 3]),
+        (Variant::Conv2dSeparable, &[133, 301], &[2, 8, 32]),
+        (Variant::Conv3dSeparable, &[9, 37, 150], &[1, 3, 4]),
+        (Variant::Conv2dFast, &[3, 40, 70], &[2]),
+    ];
+    for (k, (variant, shape, radii)) in arrays.into_iter().enumerate() {
+        let n = random_array(IxDyn(shape), 300 + k as u64);
+        for &r in radii {
+            let m = if matches!(variant, Variant::Conv2dSeparable | Variant::Conv3dSeparable) {
+                let axes: Vec<Vec<f32>> = (0..shape.len())
+                    .map(|a| gpuconv_tests::random_vec(2 * r + 1, 310 + a as u64))
+                    .collect();
+                gpuconv_tests::outer(&axes)
+            } else {
+                let mut dims = vec![2 * r + 1; shape.len()];
+                if k == 5 {
+                    dims[0] = 1; // a batch of images
+                }
+                random_array(IxDyn(&dims), 320 + r as u64)
+            };
+            for mode in Mode::ALL {
+                let run = || gpu.correlate(n.view(), m.view(), Options { variant, mode }).unwrap();
+                both(&run, format!("{variant} r = {r} {shape:?} {mode:?}"));
+            }
+        }
+    }
+    for (variant, r) in [
+        (Variant::ImagePatches, 1usize),
+        (Variant::ImagePatches, 4),
+        (Variant::ImageFast, 2),
+    ] {
+        let m = random_array(IxDyn(&[2 * r + 1, 2 * r + 1]), 330 + r as u64);
+        let m = m.into_dimensionality::<ndarray::Ix2>().unwrap();
+        for mode in [Mode::Zero, Mode::Reflect] {
+            let img = random_image::<f32>((70, 150, 3), 340);
+            let run = || {
+                gpu.correlate_image(img.view(), m.view(), Options { variant, mode })
+                    .unwrap()
+                    .into_dyn()
+            };
+            both(&run, format!("{variant} f32 r = {r} {mode:?}"));
+            if variant.takes_pixels(PixelKind::U8) {
+                let img = random_image::<u8>((70, 150, 3), 341);
+                let run = || {
+                    gpu.correlate_image(img.view(), m.view(), Options { variant, mode })
+                        .unwrap()
+                        .mapv(f32::from)
+                        .into_dyn()
+                };
+                both(&run, format!("{variant} u8 r = {r} {mode:?}"));
+            }
+        }
+    }
+}
+
 /// A stack of images under a mask one element deep along the stack runs as a batch of
 /// 2D filters (conv2d_fast on every plane, one launch), and a stack of signals under a
 /// mask one row tall as a batch of 1D filters: each slice filtered on its own, in every

@@ -266,16 +266,122 @@ fn from_pip_wheel() -> Option<PathBuf> {
     p.is_file().then_some(p)
 }
 
-/// Runs `ptxas -arch=<arch> -v -o /dev/null <ptx>`, prints the table, and fails if ptxas
-/// fails, if its report misses an entry of the PTX (the parser no longer understands it),
-/// or if any function spills.
+/// Runs `ptxas -v` for `arch` on `ptx_path` and on a copy of it with every baked entry's
+/// taps baked in (`ptx_builder::bake`, the module the host JITs per mask, here with one
+/// pseudo-random mask: immediates change what ptxas allocates), both at once. Prints
+/// each table; fails if ptxas fails, if a report misses an entry of the PTX (the parser
+/// no longer understands it), or if any function spills.
 pub fn run(ptx_path: &Path, arch: &str) -> Result<()> {
     let (ptxas, source) = find_ptxas()?;
     println!("ptxas:     {} (from {source})", ptxas.display());
-    let out = Command::new(&ptxas)
+    let ptx = std::fs::read_to_string(ptx_path).map_err(|e| format!("{}: {e}", ptx_path.display()))?;
+    let baked_path = ptx_path.with_extension("baked.ptx");
+    let entries = ptx_builder::bake::baked_entries();
+    let pairs: Vec<(&str, &str)> = entries.iter().map(|(e, s)| (e.as_str(), *s)).collect();
+    // Taps in (-1, 1) from a fixed LCG: no 0 or 1 that ptxas could fold away.
+    let mut x = 0x2545_f491u32;
+    let taps: Vec<f32> = (0..4096)
+        .map(|_| {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            ((x >> 8) as f32 / (1u32 << 24) as f32) * 1.98 - 0.99
+        })
+        .collect();
+    let (baked, report) = ptx_builder::bake::bake_module(&ptx, &pairs, &taps);
+    // The host bakes an entry only where every tap load became its tap (a radius whose
+    // taps run in a loop keeps the symbol); those entries stay as they were here.
+    let kept: Vec<String> = report
+        .iter()
+        .filter(|(_, b, l)| *b == 0 || *l > 0)
+        .map(|(e, b, l)| format!("{e} ({b} baked, {l} left)"))
+        .collect();
+    if report.len() != pairs.len() {
+        return Err(format!("{} of {} baked entries found in the PTX", report.len(), pairs.len()).into());
+    }
+    std::fs::write(&baked_path, &baked).map_err(|e| format!("{}: {e}", baked_path.display()))?;
+    let (main, with_taps) = std::thread::scope(|s| {
+        let b = s.spawn(|| assemble(&ptxas, &baked_path, arch).map_err(|e| e.to_string()));
+        (
+            assemble(&ptxas, ptx_path, arch),
+            b.join()
+                .expect("ptxas thread")
+                .map_err(Box::<dyn std::error::Error>::from),
+        )
+    });
+    judge(&main?, &ptx, arch, "")?;
+    println!();
+    println!(
+        "ptxas on {} ({} entries with their taps baked in; kept on the symbol: {}):",
+        baked_path.display(),
+        report.len() - kept.len(),
+        if kept.is_empty() {
+            "none".to_string()
+        } else {
+            kept.join(", ")
+        }
+    );
+    judge(&with_taps?, &baked, arch, " (taps baked in)")?;
+    let singles: Vec<(&str, &str)> = report
+        .iter()
+        .filter(|(_, b, l)| *b > 0 && *l == 0)
+        .map(|&(e, _, _)| pairs.iter().find(|p| p.0 == e).copied().expect("baked from pairs"))
+        .collect();
+    assemble_singles(&ptxas, &ptx, &singles, &taps, ptx_path, arch)?;
+    println!("ptxas check: ok");
+    Ok(())
+}
+
+/// Assembles the module the host JITs for each of `entries` (`bake_entry`: the entry,
+/// what it calls, the declarations), so a module missing a piece fails here rather than
+/// at the driver's JIT; several ptxas at once.
+fn assemble_singles(ptxas: &Path, ptx: &str, entries: &[(&str, &str)], taps: &[f32], ptx_path: &Path, arch: &str) -> Result<()> {
+    let dir = ptx_path.with_extension("baked");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let threads = std::thread::available_parallelism().map_or(4, |n| n.get());
+    let failed: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = entries
+            .chunks(entries.len().div_ceil(threads).max(1))
+            .map(|chunk| {
+                let dir = &dir;
+                s.spawn(move || {
+                    let mut failed = Vec::new();
+                    for &(entry, sym) in chunk {
+                        let path = dir.join(format!("{entry}.ptx"));
+                        let ok = ptx_builder::bake::bake_entry(ptx, entry, sym, taps)
+                            .ok_or_else(|| "no such entry".to_string())
+                            .and_then(|b| std::fs::write(&path, b.ptx).map_err(|e| e.to_string()))
+                            .and_then(|()| assemble(ptxas, &path, arch).map_err(|e| e.to_string()))
+                            .and_then(|r| match r.entries().count() {
+                                1 => Ok(()),
+                                n => Err(format!("{n} entries")),
+                            });
+                        if let Err(e) = ok {
+                            failed.push(format!("{entry}: {e}"));
+                        }
+                    }
+                    failed
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().expect("ptxas thread")).collect()
+    });
+    println!(
+        "ptxas:     {} one-entry baked modules (as the host JITs them) in {}: {} failed",
+        entries.len(),
+        dir.display(),
+        failed.len()
+    );
+    if !failed.is_empty() {
+        return Err(format!("baked one-entry modules failed:\n{}", failed.join("\n")).into());
+    }
+    Ok(())
+}
+
+/// `ptxas -v -arch=<arch>` on one file: its parsed report, or its log if it failed.
+fn assemble(ptxas: &Path, path: &Path, arch: &str) -> Result<Report> {
+    let out = Command::new(ptxas)
         .arg(format!("-arch={arch}"))
         .args(["-v", "-o", "/dev/null"])
-        .arg(ptx_path)
+        .arg(path)
         .output()
         .map_err(|e| format!("could not run {}: {e}", ptxas.display()))?;
     let log = format!(
@@ -284,10 +390,14 @@ pub fn run(ptx_path: &Path, arch: &str) -> Result<()> {
         String::from_utf8_lossy(&out.stderr)
     );
     if !out.status.success() {
-        return Err(format!("ptxas failed ({}):\n{log}", out.status).into());
+        return Err(format!("ptxas failed on {} ({}):\n{log}", path.display(), out.status).into());
     }
-    let report = parse(&log);
-    print!("{}", table(&report));
+    Ok(parse(&log))
+}
+
+/// Prints a report's table and fails on a missing entry or a spill.
+fn judge(report: &Report, ptx: &str, arch: &str, what: &str) -> Result<()> {
+    print!("{}", table(report));
     if let Some(m) = &report.module {
         println!("module:    {m}");
     }
@@ -298,15 +408,13 @@ pub fn run(ptx_path: &Path, arch: &str) -> Result<()> {
     for d in &report.diagnostics {
         println!("{d}");
     }
-
-    let ptx = std::fs::read_to_string(ptx_path).map_err(|e| format!("{}: {e}", ptx_path.display()))?;
-    let missing: Vec<&str> = ptx_builder::entries(&ptx)
+    let missing: Vec<&str> = ptx_builder::entries(ptx)
         .into_iter()
         .filter(|e| !report.entries().any(|f| f.name == *e))
         .collect();
     if !missing.is_empty() {
         return Err(format!(
-            "ptxas -v output has no report for: {} (parser out of date?)",
+            "ptxas -v output{what} has no report for: {} (parser out of date?)",
             missing.join(", ")
         )
         .into());
@@ -320,14 +428,13 @@ pub fn run(ptx_path: &Path, arch: &str) -> Result<()> {
     spilling.sort_by(|a, b| natural_cmp(a, b));
     let max_regs = report.entries().filter_map(|f| f.registers).max().unwrap_or(0);
     println!(
-        "ptxas:     {} entries, max {max_regs} registers, {} spilling",
+        "ptxas{what}: {} entries, max {max_regs} registers, {} spilling",
         report.entries().count(),
         spilling.len()
     );
     if !spilling.is_empty() {
-        return Err(format!("register spills in: {}", spilling.join(", ")).into());
+        return Err(format!("register spills{what} in: {}", spilling.join(", ")).into());
     }
-    println!("ptxas check: ok");
     Ok(())
 }
 

@@ -195,6 +195,34 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         2.0 * fma_per_us / 1e6
     );
 
+    // What baking a mask's taps into an entry costs, once per (entry, mask): the first
+    // call with a new mask (the driver's JIT of that one entry) against the next.
+    println!(
+        "taps baked into the fast entries: {}",
+        if gpu.baked_taps() { "yes" } else { "no (GPUCONV_BAKE=0)" }
+    );
+    if gpu.baked_taps() {
+        for (v, dim, r) in [(Variant::Conv2dFast, 2, 4), (Variant::Conv3dFast, 3, 3)] {
+            let n = b::input(&vec![20; dim]);
+            let m = b::mask(dim, r).mapv(|t| t * 1.001); // not a mask the report uses
+            let opts = Options {
+                variant: v,
+                mode: Mode::Zero,
+            };
+            let t0 = std::time::Instant::now();
+            gpu.correlate(n.view(), m.view(), opts)?;
+            let first = t0.elapsed();
+            let t1 = std::time::Instant::now();
+            gpu.correlate(n.view(), m.view(), opts)?;
+            let next = t1.elapsed();
+            println!(
+                "baking {v} r = {r}: first call {:.1} ms, next {:.2} ms",
+                first.as_secs_f64() * 1e3,
+                next.as_secs_f64() * 1e3
+            );
+        }
+    }
+
     let mut rows = Vec::new();
     let mut failures = 0;
     let wanted = |v: Variant| v.name().contains(&a.only);
