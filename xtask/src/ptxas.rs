@@ -333,7 +333,14 @@ pub fn run(ptx_path: &Path, arch: &str) -> Result<()> {
 /// Assembles the module the host JITs for each of `entries` (`bake_entry`: the entry,
 /// what it calls, the declarations), so a module missing a piece fails here rather than
 /// at the driver's JIT; several ptxas at once.
-fn assemble_singles(ptxas: &Path, ptx: &str, entries: &[(&str, &str)], taps: &[f32], ptx_path: &Path, arch: &str) -> Result<()> {
+fn assemble_singles(
+    ptxas: &Path,
+    ptx: &str,
+    entries: &[(&str, &str)],
+    taps: &[f32],
+    ptx_path: &Path,
+    arch: &str,
+) -> Result<()> {
     let dir = ptx_path.with_extension("baked");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let threads = std::thread::available_parallelism().map_or(4, |n| n.get());
@@ -362,7 +369,10 @@ fn assemble_singles(ptxas: &Path, ptx: &str, entries: &[(&str, &str)], taps: &[f
                 })
             })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().expect("ptxas thread")).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("ptxas thread"))
+            .collect()
     });
     println!(
         "ptxas:     {} one-entry baked modules (as the host JITs them) in {}: {} failed",
