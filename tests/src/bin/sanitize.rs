@@ -1,4 +1,5 @@
-//! Launches every PTX entry of the table once per ghost-cell mode it implements, on small
+//! Launches every PTX entry of the table once per ghost-cell mode it implements (the fast
+//! entries from their second case with the mask's taps baked into a module of their own), on small
 //! multi-tile inputs with odd sizes (the fast kernels once more on a large one), and checks each result against the CPU reference:
 //! the program `cargo xtask device sanitize` runs under compute-sanitizer's memcheck,
 //! racecheck, synccheck and initcheck. Entries whose blocks loop over tiles (persistent)
@@ -235,10 +236,13 @@ fn main() {
     if !probe.iter().all(|v| v.is_finite()) {
         failures.push("roofline_fma: non-finite output".into());
     }
+    // An entry's cases share its mask, so every case after its first runs with the taps
+    // baked in (`Gpu::set_baked_taps`): those modules are under the tools too.
     println!(
-        "sanitize: {} launches over {} entries and the FMA probe; {} disagree with the reference",
+        "sanitize: {} launches over {} entries and the FMA probe ({} with taps baked in); {} disagree with the reference",
         launches + 1,
         entries,
+        gpu.baked_launches(),
         failures.len()
     );
     if !failures.is_empty() {
