@@ -40,6 +40,8 @@ struct GlobalBuffer {
 pub(crate) struct BakedModule {
     module: Module,
     tile_map: RefCell<Option<TileMap>>,
+    /// Unique among this context's modules (the embedded one is 0).
+    id: usize,
 }
 
 impl BakedModule {
@@ -48,13 +50,20 @@ impl BakedModule {
         Code {
             module: &self.module,
             tile_map: &self.tile_map,
-            id: self as *const BakedModule as usize,
+            id: self.id,
         }
     }
 }
 
 /// A baked module's entry and taps (bit for bit).
 type BakeKey = (String, Vec<u32>);
+
+/// A hash of a [`BakeKey`], for counting launches before a mask is baked (a collision only
+/// bakes a mask one launch early).
+fn seen_key(key: &BakeKey) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(key)
+}
 
 /// Baked modules kept at once; one more drops them all (each is one entry, JIT-compiled
 /// once per mask).
@@ -103,11 +112,13 @@ pub struct Gpu {
     baked: RefCell<HashMap<BakeKey, Rc<BakedModule>>>,
     /// Launches so far of each entry and taps not yet baked: a mask is baked on its
     /// second launch, so one-off masks never pay the JIT.
-    bake_seen: RefCell<HashMap<BakeKey, u32>>,
+    bake_seen: RefCell<HashMap<u64, u32>>,
     /// Entries whose baked module the driver would not load: they read the symbol.
     bake_failed: RefCell<HashSet<String>>,
     /// Launches that ran in a baked module.
     baked_launches: Cell<u64>,
+    /// Baked modules built so far (the next one's id).
+    baked_built: Cell<usize>,
     _ctx: Context,
 }
 
@@ -180,6 +191,7 @@ impl Gpu {
             bake_seen: RefCell::new(HashMap::new()),
             bake_failed: RefCell::new(HashSet::new()),
             baked_launches: Cell::new(0),
+            baked_built: Cell::new(0),
             _ctx: ctx,
         })
     }
@@ -270,12 +282,13 @@ impl Gpu {
             if seen.len() >= MAX_SEEN {
                 seen.clear();
             }
-            let n = seen.entry(key.clone()).or_insert(0);
+            let k = seen_key(&key);
+            let n = seen.entry(k).or_insert(0);
             *n += 1;
             if *n < 2 {
                 return Ok(None);
             }
-            seen.remove(&key);
+            seen.remove(&k);
         }
         let loaded = ptx_builder::bake::bake_entry(PTX, entry, sym.name, taps)
             .filter(|b| b.baked > 0 && b.left == 0)
@@ -290,13 +303,18 @@ impl Gpu {
         };
         let mut cache = self.baked.borrow_mut();
         if cache.len() >= MAX_BAKED {
-            // Kernels still running may be in the modules dropped.
+            // Kernels still running may be in the modules dropped; their functions' entries
+            // in the per-function caches go with them.
             self.stream.synchronize()?;
             cache.clear();
+            self.occupancy.borrow_mut().retain(|k, _| k.0 == 0);
+            self.shared_allowed.borrow_mut().retain(|k, _| k.0 == 0);
         }
+        self.baked_built.set(self.baked_built.get() + 1);
         let b = Rc::new(BakedModule {
             module,
             tile_map: RefCell::new(None),
+            id: self.baked_built.get(),
         });
         cache.insert(key, b.clone());
         self.baked_launches.set(self.baked_launches.get() + 1);
@@ -432,7 +450,8 @@ impl Gpu {
         let arg = args as *const A as *mut c_void;
         // SAFETY: the entry's one parameter is the `#[repr(C)]` struct `A` (its table row
         // says `params`, checked equal to `A::LIST` above, and ptx-builder checked the
-        // PTX declares that parameter with `A`'s size and alignment), so the driver copies
+        // PTX declares that parameter with `A`'s size and alignment; a baked module's
+        // entry is that PTX's with only tap loads rewritten), so the driver copies
         // exactly `A`'s bytes from `arg`, which outlives this call. The device addresses
         // in it are live buffers of this context that cover everything the kernel touches
         // (the caller's contract above) and stay alive until the kernel completes: device

@@ -690,6 +690,45 @@ fn baked_taps_match_the_symbol_bit_for_bit() {
     }
 }
 
+/// More masks than the baked modules kept (32): the modules are dropped and built again,
+/// each launch still right (its own tensor map, shared memory opted in again), on
+/// `conv2d_fast` r = 3 (tensor-copied tiles) and `conv3d_fast` r = 1 (tensor-copied
+/// planes, chunks of depth sized by occupancy) in turn.
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn baked_modules_are_dropped_and_built_again() {
+    let gpu = gpu();
+    let images = random_array(IxDyn(&[70, 260]), 350);
+    let volume = random_array(IxDyn(&[20, 37, 132]), 351);
+    let start = gpu.baked_launches();
+    for i in 0..40u64 {
+        let (n, r, variant) = if i % 2 == 0 {
+            (&images, 3, Variant::Conv2dFast)
+        } else {
+            (&volume, 1, Variant::Conv3dFast)
+        };
+        let m = random_array(IxDyn(&vec![2 * r + 1; n.ndim()]), 360 + i);
+        let opts = Options {
+            variant,
+            mode: Mode::Reflect,
+        };
+        let first = gpu.correlate(n.view(), m.view(), opts).unwrap();
+        let baked = gpu.correlate(n.view(), m.view(), opts).unwrap();
+        assert!(gpu.baked_modules() <= 32, "more modules kept than the cap");
+        assert!(
+            first.iter().zip(baked.iter()).all(|(a, b)| a.to_bits() == b.to_bits()),
+            "mask {i}: baked taps changed the result"
+        );
+        if let Err(e) = check_against_reference(baked.view(), n.view(), m.view(), opts.mode) {
+            panic!("mask {i}, {variant}: {e}");
+        }
+    }
+    assert_eq!(gpu.baked_launches(), start + 40, "every second launch ran baked");
+}
+
 /// A stack of images under a mask one element deep along the stack runs as a batch of
 /// 2D filters (conv2d_fast on every plane, one launch), and a stack of signals under a
 /// mask one row tall as a batch of 1D filters: each slice filtered on its own, in every
