@@ -243,8 +243,8 @@ impl Gpu {
 
     /// Turns baked taps on or off for the launches that follow. Off, every entry reads its
     /// mask from the `__constant__` symbol. On, the second launch of an entry with the
-    /// same mask JIT-compiles a module of that entry with the taps as immediates (0.4 s
-    /// for `conv2d_fast_r4`, 0.6 s for `conv3d_fast_r3` on the H200), and every launch
+    /// same mask JIT-compiles a module of that entry with the taps as immediates (0.2–0.4 s
+    /// for `conv2d_fast_r4`, 0.4–0.6 s for `conv3d_fast_r3` on the H200), and every launch
     /// after it runs there; the modules are kept, up to 32. Results are the same bit for
     /// bit: the FMAs and their order do not change.
     pub fn set_baked_taps(&self, on: bool) {
