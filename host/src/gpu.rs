@@ -9,7 +9,7 @@ use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 use layout::{ConstSymbol, KernelParams, LaunchShape, ParamList};
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::ffi::c_void;
 use std::rc::Rc;
@@ -117,6 +117,8 @@ pub struct Gpu {
     bake_failed: RefCell<HashSet<String>>,
     /// Launches that ran in a baked module.
     baked_launches: Cell<u64>,
+    /// The embedded PTX split into its items once, on the first bake.
+    ptx_items: OnceCell<ptx_builder::bake::Ptx<'static>>,
     /// Baked modules built so far (the next one's id).
     baked_built: Cell<usize>,
     _ctx: Context,
@@ -191,6 +193,7 @@ impl Gpu {
             bake_seen: RefCell::new(HashMap::new()),
             bake_failed: RefCell::new(HashSet::new()),
             baked_launches: Cell::new(0),
+            ptx_items: OnceCell::new(),
             baked_built: Cell::new(0),
             _ctx: ctx,
         })
@@ -290,7 +293,8 @@ impl Gpu {
             }
             seen.remove(&k);
         }
-        let loaded = ptx_builder::bake::bake_entry(PTX, entry, sym.name, taps)
+        let loaded = (self.ptx_items.get_or_init(|| ptx_builder::bake::Ptx::parse(PTX)))
+            .bake_entry(entry, sym.name, taps)
             .filter(|b| b.baked > 0 && b.left == 0)
             .map(|b| Module::from_ptx(&b.ptx, &[]));
         let module = match loaded {

@@ -8,9 +8,8 @@
 //! FFMA's 32-bit immediate operand, so those loads leave the loop. The compiled-radius
 //! entries read every tap at an offset LLVM folded to a constant (`MASK_xD::get(i)` with
 //! a constant `i`): `mov.u64 %rdA, MASK_xD;`, `add.s64 %rdB, %rdA, 4i;`,
-//! `ld.const.f32 %r, [%rdB];`. A load this cannot resolve stays a load, so the symbol of
-//! a baked module is filled as well and the result does not depend on how many loads
-//! were resolved.
+//! `ld.const.f32 %r, [%rdB];`. A load this cannot resolve stays a load and is counted
+//! ([`Baked::left`]): the host bakes only entries left with none.
 use std::collections::{HashMap, HashSet};
 
 /// A module of one entry with its taps baked in, and what the rewrite found.
@@ -235,63 +234,81 @@ fn bake_function(text: &str, sym: &str, taps: &[f32]) -> (String, usize, usize) 
     (out, baked, left)
 }
 
-/// The module of `entry` alone, with the taps of `sym` baked into it: the header and
-/// every top-level declaration of `ptx`, the functions `entry` calls (transitively), and
-/// `entry` rewritten. `None` where `ptx` has no such entry.
-pub fn bake_entry(ptx: &str, entry: &str, sym: &str, taps: &[f32]) -> Option<Baked> {
-    let items = items(ptx);
-    let defined: HashMap<&str, &Item> = items
-        .iter()
-        .filter(|i| i.body)
-        .filter_map(|i| Some((i.name?, i)))
-        .collect();
-    defined.get(entry)?;
-    let mut needed: HashSet<&str> = HashSet::new();
-    let mut todo = vec![entry];
-    while let Some(f) = todo.pop() {
-        if needed.insert(f) {
-            if let Some(i) = defined.get(f) {
-                todo.extend(callees(i.text));
-            }
-        }
-    }
-    let (mut out, mut baked, mut left) = (String::with_capacity(ptx.len().min(1 << 20)), 0, 0);
-    for i in &items {
-        match i.name {
-            None => out.push_str(i.text),
-            Some(n) if needed.contains(n) => {
-                if i.body {
-                    let (t, b, l) = bake_function(i.text, sym, taps);
-                    out.push_str(&t);
-                    baked += b;
-                    left += l;
-                } else {
-                    out.push_str(i.text);
-                }
-            }
-            Some(_) => {}
-        }
-    }
-    Some(Baked { ptx: out, baked, left })
+/// One entry of [`Ptx::bake_module`]: its `(entry, sym)`, the loads replaced and those
+/// left.
+pub type EntryBake<'e> = ((&'e str, &'e str), usize, usize);
+
+/// A PTX module split once into its top-level items, so that baking one entry after
+/// another does not split the whole module again each time.
+pub struct Ptx<'a> {
+    items: Vec<Item<'a>>,
+    /// Each defined function's item, by name.
+    defined: HashMap<&'a str, usize>,
 }
 
-/// `ptx` with the taps of each `(entry, sym)` baked into that entry, every other function
-/// as it was (one module for ptxas to check every baked entry in one run), and each
-/// baked entry's loads replaced and left.
-pub fn bake_module<'a>(ptx: &str, entries: &[(&'a str, &str)], taps: &[f32]) -> (String, Vec<(&'a str, usize, usize)>) {
-    let mut out = String::with_capacity(ptx.len());
-    let mut report = Vec::new();
-    for i in items(ptx) {
-        match entries.iter().find(|(e, _)| i.body && i.name == Some(*e)) {
-            Some(&(e, sym)) => {
-                let (t, b, l) = bake_function(i.text, sym, taps);
-                out.push_str(&t);
-                report.push((e, b, l));
-            }
-            None => out.push_str(i.text),
-        }
+impl<'a> Ptx<'a> {
+    /// Splits `ptx` into its items.
+    pub fn parse(ptx: &'a str) -> Ptx<'a> {
+        let items = items(ptx);
+        let defined = (items.iter().enumerate())
+            .filter(|(_, i)| i.body)
+            .filter_map(|(k, i)| Some((i.name?, k)))
+            .collect();
+        Ptx { items, defined }
     }
-    (out, report)
+
+    /// The module of `entry` alone, with the taps of `sym` baked into it: the header and
+    /// every top-level declaration, the functions `entry` calls (transitively), and `entry`
+    /// rewritten. `None` where the module has no such entry.
+    pub fn bake_entry(&self, entry: &str, sym: &str, taps: &[f32]) -> Option<Baked> {
+        self.defined.get(entry)?;
+        let mut needed: HashSet<&str> = HashSet::new();
+        let mut todo = vec![entry];
+        while let Some(f) = todo.pop() {
+            if needed.insert(f) {
+                if let Some(&k) = self.defined.get(f) {
+                    todo.extend(callees(self.items[k].text));
+                }
+            }
+        }
+        let (mut out, mut baked, mut left) = (String::new(), 0, 0);
+        for i in &self.items {
+            match i.name {
+                None => out.push_str(i.text),
+                Some(n) if needed.contains(n) => {
+                    if i.body {
+                        let (t, b, l) = bake_function(i.text, sym, taps);
+                        out.push_str(&t);
+                        baked += b;
+                        left += l;
+                    } else {
+                        out.push_str(i.text);
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+        Some(Baked { ptx: out, baked, left })
+    }
+
+    /// The whole module with the taps of each `(entry, sym)` baked into that entry, every
+    /// other function as it was (one module for ptxas to check every baked entry in one
+    /// run), and each baked entry with its loads replaced and left.
+    pub fn bake_module<'e>(&self, entries: &[(&'e str, &'e str)], taps: &[f32]) -> (String, Vec<EntryBake<'e>>) {
+        let mut out = String::new();
+        let mut report = Vec::new();
+        for i in &self.items {
+            match entries.iter().find(|(e, _)| i.body && i.name == Some(*e)) {
+                Some(&(e, sym)) => {
+                    let (t, b, l) = bake_function(i.text, sym, taps);
+                    out.push_str(&t);
+                    report.push(((e, sym), b, l));
+                }
+                None => out.push_str(i.text),
+            }
+        }
+        (out, report)
+    }
 }
 
 /// Every entry the host bakes taps into, with its symbol (`layout`'s `Entry::baked_taps`).
@@ -372,7 +389,8 @@ mod tests {
     #[test]
     fn bakes_constant_offsets_and_keeps_the_rest() {
         let taps: Vec<f32> = (1..=9).map(|i| i as f32 * 0.5).collect();
-        let b = bake_entry(PTX, "k", "MASK_2D", &taps).unwrap();
+        let ptx = Ptx::parse(PTX);
+        let b = ptx.bake_entry("k", "MASK_2D", &taps).unwrap();
         assert_eq!((b.baked, b.left), (4, 1), "{}", b.ptx);
         assert!(b.ptx.contains(&format!("mov.b32 \t%r1, 0f{:08X};", 0.5f32.to_bits())));
         assert!(b.ptx.contains(&format!("mov.b32 \t%r2, 0f{:08X};", 1.5f32.to_bits())));
@@ -387,13 +405,13 @@ mod tests {
         assert!(b.ptx.contains(".visible .func helper("));
         assert!(!b.ptx.contains("unused"));
         assert!(b.ptx.contains(".maxntid 256, 1, 1"));
-        assert!(bake_entry(PTX, "nope", "MASK_2D", &taps).is_none());
+        assert!(ptx.bake_entry("nope", "MASK_2D", &taps).is_none());
     }
 
     #[test]
     fn bake_module_keeps_every_function() {
-        let (ptx, report) = bake_module(PTX, &[("k", "MASK_2D")], &[1.0; 9]);
-        assert_eq!(report, [("k", 4, 1)]);
+        let (ptx, report) = Ptx::parse(PTX).bake_module(&[("k", "MASK_2D")], &[1.0; 9]);
+        assert_eq!(report, [(("k", "MASK_2D"), 4, 1)]);
         assert!(ptx.contains("unused"));
         assert_eq!(ptx.lines().count(), PTX.lines().count());
     }

@@ -286,13 +286,14 @@ pub fn run(ptx_path: &Path, arch: &str) -> Result<()> {
             ((x >> 8) as f32 / (1u32 << 24) as f32) * 1.98 - 0.99
         })
         .collect();
-    let (baked, report) = ptx_builder::bake::bake_module(&ptx, &pairs, &taps);
+    let parsed = ptx_builder::bake::Ptx::parse(&ptx);
+    let (baked, report) = parsed.bake_module(&pairs, &taps);
     // The host bakes an entry only where every tap load became its tap (a radius whose
     // taps run in a loop keeps the symbol); those entries stay as they were here.
     let kept: Vec<String> = report
         .iter()
         .filter(|(_, b, l)| *b == 0 || *l > 0)
-        .map(|(e, b, l)| format!("{e} ({b} baked, {l} left)"))
+        .map(|((e, _), b, l)| format!("{e} ({b} baked, {l} left)"))
         .collect();
     if report.len() != pairs.len() {
         return Err(format!("{} of {} baked entries found in the PTX", report.len(), pairs.len()).into());
@@ -323,9 +324,9 @@ pub fn run(ptx_path: &Path, arch: &str) -> Result<()> {
     let singles: Vec<(&str, &str)> = report
         .iter()
         .filter(|(_, b, l)| *b > 0 && *l == 0)
-        .map(|&(e, _, _)| pairs.iter().find(|p| p.0 == e).copied().expect("baked from pairs"))
+        .map(|&(pair, _, _)| pair)
         .collect();
-    assemble_singles(&ptxas, &ptx, &singles, &taps, ptx_path, arch)?;
+    assemble_singles(&ptxas, &parsed, &singles, &taps, ptx_path, arch)?;
     println!("ptxas check: ok");
     Ok(())
 }
@@ -335,7 +336,7 @@ pub fn run(ptx_path: &Path, arch: &str) -> Result<()> {
 /// at the driver's JIT; several ptxas at once.
 fn assemble_singles(
     ptxas: &Path,
-    ptx: &str,
+    ptx: &ptx_builder::bake::Ptx<'_>,
     entries: &[(&str, &str)],
     taps: &[f32],
     ptx_path: &Path,
@@ -353,7 +354,8 @@ fn assemble_singles(
                     let mut failed = Vec::new();
                     for &(entry, sym) in chunk {
                         let path = dir.join(format!("{entry}.ptx"));
-                        let ok = ptx_builder::bake::bake_entry(ptx, entry, sym, taps)
+                        let ok = ptx
+                            .bake_entry(entry, sym, taps)
                             .ok_or_else(|| "no such entry".to_string())
                             .and_then(|b| std::fs::write(&path, b.ptx).map_err(|e| e.to_string()))
                             .and_then(|()| assemble(ptxas, &path, arch).map_err(|e| e.to_string()))
