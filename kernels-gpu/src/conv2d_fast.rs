@@ -12,7 +12,7 @@
 use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv2d_fast::{
-    barriers_at, buffer_floats, byte_ghosts, byte_ring, min_blocks, pad, persistent, raw_floats, rows_per_thread,
+    band_h, bands, barriers_at, buffer_floats, byte_ghosts, byte_ring, min_blocks, pad, persistent, raw_floats, rows_per_thread,
     staged_w, stages, tile_box, tile_h, tile_map, BYTE_WORDS, QX, THREADS_X, THREADS_Y, TILE_W,
 };
 use layout::mode::zero_ghosts;
@@ -42,16 +42,22 @@ unsafe fn compute<const R: u32, const C: u32, P: Pixel>(
     let k = rows_per_thread(R, C);
     let (sw, pd) = (staged_w(R, C, bytes::<P>()), pad(R, C, bytes::<P>()));
     let (tx, ty) = (thread_x(), thread_y());
-    let mut acc = [patch::ZERO];
-    let first = s.wrapping_add(((ty * k) * sw + QX * tx) as usize);
-    // SAFETY: the thread's window lies inside the staged buffer (`buffer_floats`).
-    unsafe {
-        patch::accumulate::<R, C>(first, sw, pd, k, R > 4, &mut acc, 1, |_, fr, fc| {
-            Mask2d::get(fr * (2 * R as usize + 1) + fc)
-        })
-    };
-    // SAFETY: the kernel's contract covers p, w, h and row_pitch.
-    unsafe { patch::store(&acc[0], k, p, row_pitch, w, h, x0 + QX * tx, y0 + ty * k) }
+    // Band by band: the thread's rows of each in turn, one patch of registers.
+    let mut band = 0;
+    while band < bands(R, C) {
+        let row = band * band_h(R, C) + ty * k;
+        let mut acc = [patch::ZERO];
+        let first = s.wrapping_add((row * sw + QX * tx) as usize);
+        // SAFETY: the thread's window lies inside the staged buffer (`buffer_floats`).
+        unsafe {
+            patch::accumulate::<R, C>(first, sw, pd, k, R > 4, &mut acc, 1, |_, fr, fc| {
+                Mask2d::get(fr * (2 * R as usize + 1) + fc)
+            })
+        };
+        // SAFETY: the kernel's contract covers p, w, h and row_pitch.
+        unsafe { patch::store(&acc[0], k, p, row_pitch, w, h, x0 + QX * tx, y0 + row) }
+        band += 1;
+    }
 }
 
 /// [`compute`] for a u8 tile staged as bytes in the raw slot at `raw` (rows `sw` bytes
