@@ -12,8 +12,8 @@
 use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv2d_fast::{
-    band_h, bands, barriers_at, buffer_floats, byte_ghosts, byte_ring, min_blocks, pad, persistent, raw_floats, rows_per_thread,
-    staged_w, stages, tile_box, tile_h, tile_map, BYTE_WORDS, QX, THREADS_X, THREADS_Y, TILE_W,
+    band_h, bands, barriers_at, buffer_floats, byte_ghosts, byte_ring, min_blocks, pad, persistent, raw_floats,
+    rows_per_thread, staged_w, stages, tile_box, tile_h, tile_map, BYTE_WORDS, QX, THREADS_X, THREADS_Y, TILE_W,
 };
 use layout::mode::zero_ghosts;
 use layout::tile_map::box_bytes;
