@@ -176,8 +176,9 @@ pub const fn barriers_at(r: u32, c: u32, bytes: u32) -> u32 {
     stages(r, c) * buffer_floats(r, c, bytes) + raw_floats(r, c, bytes)
 }
 
-// Every byte-ring tile: one band (`compute_bytes`), a slot is its raw area, the words a thread stages fit
-// `BYTE_WORDS`, and the ring fits the shared memory of the f32 path beside it.
+// Every byte-ring tile: one band (`compute_bytes`), a slot is its raw area, the words a
+// thread stages fit `BYTE_WORDS`, and the ring fits the shared memory of the f32 path
+// beside it.
 const _: () = {
     let mut c = 1;
     while c <= 4 {
@@ -240,7 +241,7 @@ pub const FAMILY: Family = Family {
     summary: "ours: compile-time radius, 4xK outputs per thread, cp.async staging",
 };
 
-/// One block per 128 x 8K tile of every plane (a batch of images is `extent[2]` planes),
+/// One block per 128 x (8K · bands) tile of every plane (a batch of images is `extent[2]` planes),
 /// in a 1D grid (persistent radii: capped at the resident blocks, which loop over the
 /// tiles in order).
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
