@@ -65,10 +65,6 @@ fn seen_key(key: &BakeKey) -> u64 {
     BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(key)
 }
 
-/// Baked modules kept at once; one more drops them all (each is one entry, JIT-compiled
-/// once per mask).
-const MAX_BAKED: usize = 32;
-
 /// Masks launched once (not yet baked) remembered at once; one more forgets them all.
 const MAX_SEEN: usize = 4096;
 
@@ -238,6 +234,10 @@ impl Gpu {
         }
     }
 
+    /// Baked modules kept at once; one more drops them all (each is one entry, JIT-compiled
+    /// once per mask).
+    pub const MAX_BAKED: usize = 32;
+
     /// Whether launches of the fast families' compiled-radius entries run with their taps
     /// baked into the code (on unless the environment sets `GPUCONV_BAKE=0`).
     pub fn baked_taps(&self) -> bool {
@@ -248,8 +248,8 @@ impl Gpu {
     /// mask from the `__constant__` symbol. On, the second launch of an entry with the
     /// same mask JIT-compiles a module of that entry with the taps as immediates (0.2–0.4 s
     /// for `conv2d_fast_r4`, 0.4–0.6 s for `conv3d_fast_r3` on the H200), and every launch
-    /// after it runs there; the modules are kept, up to 32. Results are the same bit for
-    /// bit: the FMAs and their order do not change.
+    /// after it runs there; the modules are kept, up to [`Gpu::MAX_BAKED`]. Results are
+    /// the same bit for bit: the FMAs and their order do not change.
     pub fn set_baked_taps(&self, on: bool) {
         self.bake.set(on);
     }
@@ -295,7 +295,7 @@ impl Gpu {
         }
         let loaded = (self.ptx_items.get_or_init(|| ptx_builder::bake::Ptx::parse(PTX)))
             .bake_entry(entry, sym.name, taps)
-            .filter(|b| b.baked > 0 && b.left == 0)
+            .filter(ptx_builder::bake::Baked::complete)
             .map(|b| Module::from_ptx(&b.ptx, &[]));
         let module = match loaded {
             Some(Ok(m)) => m,
@@ -306,7 +306,7 @@ impl Gpu {
             }
         };
         let mut cache = self.baked.borrow_mut();
-        if cache.len() >= MAX_BAKED {
+        if cache.len() >= Self::MAX_BAKED {
             // Kernels still running may be in the modules dropped; their functions' entries
             // in the per-function caches go with them.
             self.stream.synchronize()?;

@@ -25,6 +25,19 @@ pub struct Baked {
     pub left: usize,
 }
 
+impl Baked {
+    /// Whether the host runs this module: at least one tap baked and no tap load left
+    /// (an entry whose taps run in a loop keeps reading the symbol).
+    pub fn complete(&self) -> bool {
+        complete(self.baked, self.left)
+    }
+}
+
+/// [`Baked::complete`] from the counts [`Ptx::bake_module`] reports for an entry.
+pub fn complete(baked: usize, left: usize) -> bool {
+    baked > 0 && left == 0
+}
+
 /// One top-level piece of a PTX module: a function (definition or prototype) or any
 /// other line (directive, declaration, comment).
 struct Item<'a> {
@@ -97,10 +110,15 @@ fn function_name(line: &str) -> Option<&str> {
     if rest.starts_with('(') {
         rest = rest[rest.find(')')? + 1..].trim_start();
     }
-    let end = rest
+    identifier(rest)
+}
+
+/// The PTX identifier `s` starts with (letters, digits, `_` and `$`), if any.
+fn identifier(s: &str) -> Option<&str> {
+    let end = s
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
-        .unwrap_or(rest.len());
-    (end > 0).then(|| &rest[..end])
+        .unwrap_or(s.len());
+    (end > 0).then(|| &s[..end])
 }
 
 /// The functions a body calls (`call`, `call.uni`, with or without a return list).
@@ -115,8 +133,7 @@ fn callees(body: &str) -> Vec<&str> {
             } else {
                 rest
             };
-            let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))?;
-            (end > 0).then(|| &rest[..end])
+            identifier(rest)
         })
         .collect()
 }

@@ -690,7 +690,7 @@ fn baked_taps_match_the_symbol_bit_for_bit() {
     }
 }
 
-/// More masks than the baked modules kept (32): the modules are dropped and built again,
+/// More masks than the baked modules kept (`Gpu::MAX_BAKED`): the modules are dropped and built again,
 /// each launch still right (its own tensor map, shared memory opted in again), on
 /// `conv2d_fast` r = 3 (tensor-copied tiles) and `conv3d_fast` r = 1 (tensor-copied
 /// planes, chunks of depth sized by occupancy) in turn.
@@ -704,7 +704,8 @@ fn baked_modules_are_dropped_and_built_again() {
     let images = random_array(IxDyn(&[70, 260]), 350);
     let volume = random_array(IxDyn(&[20, 37, 132]), 351);
     let start = gpu.baked_launches();
-    for i in 0..40u64 {
+    let masks = Gpu::MAX_BAKED as u64 + 8;
+    for i in 0..masks {
         let (n, r, variant) = if i % 2 == 0 {
             (&images, 3, Variant::Conv2dFast)
         } else {
@@ -717,7 +718,7 @@ fn baked_modules_are_dropped_and_built_again() {
         };
         let first = gpu.correlate(n.view(), m.view(), opts).unwrap();
         let baked = gpu.correlate(n.view(), m.view(), opts).unwrap();
-        assert!(gpu.baked_modules() <= 32, "more modules kept than the cap");
+        assert!(gpu.baked_modules() <= Gpu::MAX_BAKED, "more modules kept than the cap");
         assert!(
             first.iter().zip(baked.iter()).all(|(a, b)| a.to_bits() == b.to_bits()),
             "mask {i}: baked taps changed the result"
@@ -726,7 +727,7 @@ fn baked_modules_are_dropped_and_built_again() {
             panic!("mask {i}, {variant}: {e}");
         }
     }
-    assert_eq!(gpu.baked_launches(), start + 40, "every second launch ran baked");
+    assert_eq!(gpu.baked_launches(), start + masks, "every second launch ran baked");
 }
 
 /// A stack of images under a mask one element deep along the stack runs as a batch of

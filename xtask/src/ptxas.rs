@@ -292,7 +292,7 @@ pub fn run(ptx_path: &Path, arch: &str) -> Result<()> {
     // taps run in a loop keeps the symbol); those entries stay as they were here.
     let kept: Vec<String> = report
         .iter()
-        .filter(|(_, b, l)| *b == 0 || *l > 0)
+        .filter(|&&(_, b, l)| !ptx_builder::bake::complete(b, l))
         .map(|((e, _), b, l)| format!("{e} ({b} baked, {l} left)"))
         .collect();
     if report.len() != pairs.len() {
@@ -323,7 +323,7 @@ pub fn run(ptx_path: &Path, arch: &str) -> Result<()> {
     judge(&with_taps?, &baked, arch, " (taps baked in)")?;
     let singles: Vec<(&str, &str)> = report
         .iter()
-        .filter(|(_, b, l)| *b > 0 && *l == 0)
+        .filter(|&&(_, b, l)| ptx_builder::bake::complete(b, l))
         .map(|&(pair, _, _)| pair)
         .collect();
     assemble_singles(&ptxas, &parsed, &singles, &taps, ptx_path, arch)?;
