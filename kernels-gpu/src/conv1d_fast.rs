@@ -88,7 +88,7 @@ unsafe fn conv1d_fast<const R: u32>(a: &ConvArgs) {
             // buffer_floats(R) floats; the tile start and pad are multiples of 4.
             unsafe { stage::window(win, buf, thread_x(), THREADS) }
         },
-        |_, _, _| {}, // f32: copied as they are
+        |_, _, _| true, // f32: copied as they are
         |t, s| {
             let (row, tile) = at(t);
             let out = p.wrapping_add(row as usize * len as usize);

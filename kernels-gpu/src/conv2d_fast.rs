@@ -12,8 +12,9 @@
 use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv2d_fast::{
-    band_h, bands, barriers_at, buffer_floats, byte_ghosts, byte_ring, min_blocks, pad, persistent, raw_floats,
-    rows_per_thread, staged_w, stages, tile_box, tile_h, tile_map, BYTE_WORDS, QX, THREADS_X, THREADS_Y, TILE_W,
+    baked_min_blocks, band_h, bands, barrier_after_copy, barriers_at, buffer_floats, byte_ghosts, byte_ring,
+    min_blocks, pad, persistent, raw_floats, rows_per_thread, staged_w, stages, tile_box, tile_h, tile_map, BYTE_WORDS,
+    QX, THREADS_X, THREADS_Y, TILE_W,
 };
 use layout::mode::zero_ghosts;
 use layout::tile_map::box_bytes;
@@ -233,11 +234,14 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
                 // SAFETY: the buffer's barrier, initialized above.
                 unsafe { barrier_wait(tile_barrier(bars, slot), (q >> slot) & 1) };
                 phases.set(q ^ (1 << slot));
+                // Every thread waited for the copy itself (`mapped` is the block's).
+                return barrier_after_copy(R, C);
             }
             if bytes16.get() {
                 // SAFETY: the tile `bytes16` copied (one buffer); its copies landed.
                 unsafe { stage::widen16::<P>(raw, buf, buffer_floats(R, C, bytes::<P>()), tid, THREADS) };
             }
+            true
         },
         #[inline(always)]
         |_, s| {
@@ -312,6 +316,7 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
                 // window's bytes and is this tile's.
                 unsafe { stage::bytes_window::<P, { BYTE_WORDS as usize }>(&win, at, ghost, tid, THREADS) }
             }
+            true
         },
         #[inline(always)]
         |_, s| {
@@ -326,10 +331,11 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
     )
 }
 
-/// Entries and their launch bounds: 256 threads, `min_blocks(R, 1)` blocks per SM.
+/// Entries and their launch bounds: 256 threads, `min_blocks(R, 1)` blocks per SM
+/// (`baked_min_blocks(R, 1)` with the taps baked in).
 macro_rules! entries {
     ($($name:ident = $r:literal),* $(,)?) => {$(
-        crate::launch_bounds!($name, THREADS, min_blocks($r, 1));
+        crate::launch_bounds!($name, THREADS, min_blocks($r, 1), baked_min_blocks($r, 1));
         /// `conv2d_fast` at a fixed radius.
         ///
         /// # Safety

@@ -910,7 +910,9 @@ pub fn streamed(
 /// so memory never waits for arithmetic. `stage(t, slot, shared_address)` must only issue
 /// copies (and plain stores) into buffer `slot`; `land(t, slot, shared_address)` runs once
 /// this thread's `cp.async` copies of tile `t` landed, before the barrier (widening what
-/// it copied raw, waiting for a tensor copy);
+/// it copied raw, waiting for a tensor copy), and says whether the block must then wait
+/// for everyone's copies (false where each thread waited for a tensor copy itself: the
+/// barrier is skipped; the value must be the same in every thread of the block);
 /// `compute(t, buffer)` reads the staged tile. Every thread of the block must call this
 /// (it contains barriers). `stages` is 1 to 4, a constant at the call site so that the
 /// ring arithmetic folds away.
@@ -920,7 +922,7 @@ pub fn pipelined_tiles(
     tiles: u32,
     buf_floats: u32,
     mut stage: impl FnMut(u32, u32, u32),
-    mut land: impl FnMut(u32, u32, u32),
+    mut land: impl FnMut(u32, u32, u32) -> bool,
     mut compute: impl FnMut(u32, *const f32),
 ) {
     let s = shared_f32();
@@ -943,8 +945,9 @@ pub fn pipelined_tiles(
         }
         cp_async_commit();
         cp_async_wait_all_but(stages - 1); // this thread's copies of tile t have landed
-        land(t, b, base + 4 * buf_floats * b);
-        sync_threads(); // ... and everyone else's
+        if land(t, b, base + 4 * buf_floats * b) {
+            sync_threads(); // ... and everyone else's
+        }
         compute(t, s.wrapping_add((buf_floats * b) as usize));
         sync_threads(); // buffer b is free to be refilled
         t += step;
@@ -1047,14 +1050,20 @@ impl TileCursor {
 /// CUDA's `__launch_bounds__(max_threads, min_blocks)` for an entry: rustc has no such
 /// attribute, so this leaves a PTX comment that ptx-builder turns into the entry's
 /// `.maxntid`/`.minnctapersm` directives (the register budget ptxas then keeps to). The
-/// numbers are constant expressions, so they come from the family's layout module.
+/// numbers are constant expressions, so they come from the family's layout module. A
+/// third number, where given, is the blocks per SM of the entry's code with its taps
+/// baked in (`ptx_builder::bake`), which needs fewer registers.
 #[macro_export]
 macro_rules! launch_bounds {
     ($entry:ident, $max_threads:expr, $min_blocks:expr) => {
+        $crate::launch_bounds!($entry, $max_threads, $min_blocks, $min_blocks);
+    };
+    ($entry:ident, $max_threads:expr, $min_blocks:expr, $baked_min_blocks:expr) => {
         core::arch::global_asm!(
-            concat!("// launch_bounds ", stringify!($entry), " {t} {b}"),
+            concat!("// launch_bounds ", stringify!($entry), " {t} {b} {k}"),
             t = const $max_threads,
             b = const $min_blocks,
+            k = const $baked_min_blocks,
         );
     };
 }

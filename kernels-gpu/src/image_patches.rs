@@ -10,13 +10,13 @@
 use crate::conv2d_fast::{tiles, THREADS};
 use crate::device::*;
 use layout::args::pixel;
-use layout::families::conv2d_fast::min_blocks;
+use layout::families::conv2d_fast::{baked_min_blocks, min_blocks};
 
 /// Entries per (channels, radius) and their launch bounds: `THREADS` threads,
-/// `min_blocks(R, C)` blocks per SM.
+/// `min_blocks(R, C)` blocks per SM (`baked_min_blocks(R, C)` with the taps baked in).
 macro_rules! entries {
     ($($name:ident = $c:literal, $r:literal);* $(;)?) => {$(
-        crate::launch_bounds!($name, THREADS, min_blocks($r, $c));
+        crate::launch_bounds!($name, THREADS, min_blocks($r, $c), baked_min_blocks($r, $c));
         /// `image_patches` for a fixed channel count and radius.
         ///
         /// # Safety

@@ -248,7 +248,7 @@ fn bake_function(text: &str, sym: &str, taps: &[f32]) -> (String, usize, usize) 
         }
     }
     let left = out.lines().filter(|l| l.contains("ld.const")).count();
-    (out, baked, left)
+    (crate::launch_bounds::for_baked(&out), baked, left)
 }
 
 /// One entry of [`Ptx::bake_module`]: its `(entry, sym)`, the loads replaced and those

@@ -97,14 +97,26 @@ pub const fn tile_box(r: u32, c: u32) -> [u32; 3] {
 
 /// Tiles in flight per block: a 3-deep ring when persistent, else one; 2 deep for
 /// interleaved channels, whose 8-row tiles in 3 buffers would leave one block per SM
-/// (H200, 8192² × 3 f32 r = 4: 8 rows 2 deep 736 us, 6 rows 3 deep 734).
+/// (H200, 8192² × 3 f32 r = 4: 8 rows 2 deep 736 us, 6 rows 3 deep 734), and at r = 4,
+/// whose baked blocks run three an SM ([`baked_min_blocks`]).
 #[inline]
 pub const fn stages(r: u32, c: u32) -> u32 {
-    match (persistent(r), c) {
-        (false, _) => 1,
-        (true, 1) => 3,
-        (true, _) => 2,
+    match (persistent(r), c, r) {
+        (false, _, _) => 1,
+        (true, 1, 4) => 2,
+        (true, 1, _) => 3,
+        (true, _, _) => 2,
     }
+}
+
+/// Whether the block waits at a barrier after a tile that came by a tensor copy landed,
+/// before computing it. Each thread has already waited on the copy's `mbarrier` itself,
+/// so one channel at r = 3, 4 skips it and keeps only the barrier before a buffer is
+/// refilled (H200, 8192², A/B of 3 rounds: r = 4 214.8 -> 209.7 us, r = 3 152.2 -> 151.0);
+/// rank-1 r = 8 on these tiles ran 2.5% slower without it, so the other radii keep it.
+#[inline]
+pub const fn barrier_after_copy(r: u32, c: u32) -> bool {
+    !(c == 1 && (r == 3 || r == 4))
 }
 
 /// Width of a staged row: the tile and its halos.
@@ -193,6 +205,19 @@ const _: () = {
     }
 };
 
+/// Blocks per SM an entry's code with its taps baked in asks for (`ptx_builder::bake`:
+/// immediates instead of uniform registers): 3 at r = 4 with one channel, 80 registers
+/// with no spills, where the code that reads the taps spills 100 bytes and keeps
+/// [`min_blocks`]. H200, 8192², r = 4 (A/B of 3 rounds, with [`barrier_after_copy`]):
+/// 214.8 -> 206.8 us, two stages at three blocks an SM against three at two.
+#[inline]
+pub const fn baked_min_blocks(r: u32, c: u32) -> u32 {
+    match (r, c) {
+        (4, 1) => 3,
+        _ => min_blocks(r, c),
+    }
+}
+
 /// Blocks per SM each entry's launch bounds ask for (2 blocks = 128 registers, 4 = 64,
 /// 5 = 48): what the radius needs for latency hiding.
 #[inline]
@@ -212,7 +237,8 @@ pub const fn min_blocks(r: u32, c: u32) -> u32 {
 const _: () = {
     let mut r = 0;
     while r <= MAX_RADIUS {
-        assert!(super::shared_fits(4 * shared_floats(r, 1, 4), min_blocks(r, 1)));
+        assert!(super::shared_fits(4 * shared_floats(r, 1, 4), baked_min_blocks(r, 1)));
+        assert!(baked_min_blocks(r, 1) >= min_blocks(r, 1));
         r += 1;
     }
 };

@@ -7,7 +7,7 @@
 //! channels): where arithmetic dominates, a tap load feeds up to 32 FFMAs, against
 //! image_fast's 4 or 8 (its one-row patches walking down the image). Its geometry is
 //! `conv2d_fast`'s at `C` channels.
-use super::conv2d_fast::{self as tiles, min_blocks, shared_floats};
+use super::conv2d_fast::{self as tiles, baked_min_blocks, shared_floats};
 use crate::{masks, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
 
 /// Largest compiled radius.
@@ -25,14 +25,14 @@ pub const U8_AUTO_RADII: core::ops::RangeInclusive<u32> = 1..=2;
 /// Largest compiled channel count.
 pub const MAX_CHANNELS: u32 = 4;
 
-// Every entry's buffers fit the blocks per SM its launch bounds ask for, f32 and u8.
+// Every entry's buffers fit the blocks per SM its launch bounds ask for (its baked code's), f32 and u8.
 const _: () = {
     let mut r = 0;
     while r <= MAX_RADIUS {
         let mut c = 1;
         while c <= MAX_CHANNELS {
-            assert!(super::shared_fits(4 * shared_floats(r, c, 4), min_blocks(r, c)));
-            assert!(super::shared_fits(4 * shared_floats(r, c, 1), min_blocks(r, c)));
+            assert!(super::shared_fits(4 * shared_floats(r, c, 4), baked_min_blocks(r, c)));
+            assert!(super::shared_fits(4 * shared_floats(r, c, 1), baked_min_blocks(r, c)));
             c += 1;
         }
         r += 1;
