@@ -143,7 +143,8 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
             TileCursor::new(grid, block_x(), grid_dim_x())
         }
     };
-    let (mut staged, mut computed) = (cursor(), cursor());
+    // The computed cursor in a cell: `land` reads the tile it lands, `compute` moves on.
+    let (mut staged, computed) = (cursor(), core::cell::Cell::new(cursor()));
     let tid = thread_y() * THREADS_X + thread_x();
     let pd = pad(R, C, bytes::<P>());
     let window = |[tx, ty, z]: [u32; 3]| stage::Window {
@@ -180,6 +181,10 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
     let tma = tile_map(R) && bytes::<P>() == 4 && a.tile_map != 0;
     let zero_ghosts = zero_ghosts(a.mode, a.fill);
     let mapped = core::cell::Cell::new(0u32);
+    // One bit a buffer: its tile in flight came by a tensor copy across the plane's border
+    // under a mode other than zero, and its ghost cells are written once it lands
+    // (`stage::ghosts_after_copy`; one channel).
+    let fixing = core::cell::Cell::new(0u32);
     let bars = shared_addr(shared_f32()) + 4 * barriers_at(R, C, bytes::<P>());
     let phases = core::cell::Cell::new(0u32);
     if tma {
@@ -196,7 +201,10 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
         |_, slot, buf| {
             let [tx, ty, z] = staged.advance();
             let win = window([tx, ty, z]);
-            if tma && (zero_ghosts || stage::interior(&win)) {
+            let interior = stage::interior(&win);
+            let fix = tma && C == 1 && R <= 4 && !zero_ghosts && !interior;
+            fixing.set((fixing.get() & !(1 << slot)) | ((fix as u32) << slot));
+            if tma && (zero_ghosts || interior || fix) {
                 mapped.set(mapped.get() | (1 << slot));
                 if tid == 0 {
                     // The buffer's last tile may have been stored by threads (a border
@@ -234,6 +242,30 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
                 // SAFETY: the buffer's barrier, initialized above.
                 unsafe { barrier_wait(tile_barrier(bars, slot), (q >> slot) & 1) };
                 phases.set(q ^ (1 << slot));
+                if (fixing.get() >> slot) & 1 != 0 {
+                    let [tx, ty, z] = computed.get().current();
+                    let win = window([tx, ty, z]);
+                    let (x0, y0) = (tx * TILE_W, ty * tile_h(R, C));
+                    let landed = stage::Landed {
+                        plane: win.plane as *const f32,
+                        row_pitch,
+                        w,
+                        h,
+                        mode: a.mode,
+                        fill: a.fill,
+                        gx0: win.gx0,
+                        gy0: win.gy0,
+                        sw: win.sw,
+                        sh: win.sh,
+                    };
+                    // The columns and rows the taps of the tile's outputs inside the plane read.
+                    let x_hi = pd + TILE_W.min(w - x0) + R;
+                    let rows = tile_h(R, C).min(h - y0) + 2 * R;
+                    // SAFETY: f32 (tensor copies); the buffer holds the landed window, x_hi <=
+                    // pd + TILE_W + R <= sw and rows <= sh.
+                    unsafe { stage::ghosts_after_copy(landed, buf, pd - R, x_hi, rows, tid, THREADS) };
+                    return true; // everyone's ghost cells before the taps
+                }
                 // Every thread waited for the copy itself (`mapped` is the block's).
                 return barrier_after_copy(R, C);
             }
@@ -245,7 +277,9 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
         },
         #[inline(always)]
         |_, s| {
-            let [tx, ty, z] = computed.advance();
+            let mut cursor = computed.get();
+            let [tx, ty, z] = cursor.advance();
+            computed.set(cursor);
             let (x0, y0) = (tx * TILE_W, ty * tile_h(R, C));
             let out = p.wrapping_add(z as usize * plane_len);
             // SAFETY: the kernel's contract covers p and the extent; `s` is tile t's buffer.
