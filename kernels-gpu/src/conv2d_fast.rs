@@ -246,24 +246,25 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
                     let [tx, ty, z] = computed.get().current();
                     let win = window([tx, ty, z]);
                     let (x0, y0) = (tx * TILE_W, ty * tile_h(R, C));
-                    let landed = stage::Landed {
-                        plane: win.plane as *const f32,
-                        row_pitch,
-                        w,
-                        h,
-                        mode: a.mode,
-                        fill: a.fill,
-                        gx0: win.gx0,
-                        gy0: win.gy0,
-                        sw: win.sw,
-                        sh: win.sh,
-                    };
                     // The columns and rows the taps of the tile's outputs inside the plane read.
                     let x_hi = pd + TILE_W.min(w - x0) + R;
                     let rows = tile_h(R, C).min(h - y0) + 2 * R;
                     // SAFETY: f32 (tensor copies); the buffer holds the landed window, x_hi <=
                     // pd + TILE_W + R <= sw and rows <= sh.
-                    unsafe { stage::ghosts_after_copy(landed, buf, pd - R, x_hi, rows, tid, THREADS) };
+                    unsafe {
+                        stage::ghosts_after_copy(
+                            win.plane as *const f32,
+                            row_pitch,
+                            (w, h),
+                            (win.gx0, win.gy0),
+                            (win.sw, win.sh),
+                            (a.mode, a.fill),
+                            buf,
+                            (pd - R, x_hi),
+                            rows,
+                            (tid, THREADS),
+                        )
+                    };
                     return true; // everyone's ghost cells before the taps
                 }
                 // Every thread waited for the copy itself (`mapped` is the block's).

@@ -899,33 +899,6 @@ pub fn interior<P>(win: &Window<P>) -> bool {
         && win.gy0 + win.sh <= win.h
 }
 
-/// A window of one channel and its tensor copy's landing: what [`ghosts_after_copy`]
-/// needs, as scalars (a struct argument to a function out of line goes through local
-/// memory).
-#[derive(Clone, Copy)]
-pub struct Landed {
-    /// The plane's first element (f32).
-    pub plane: *const f32,
-    /// Elements between the starts of two rows of the plane.
-    pub row_pitch: u32,
-    /// Elements per row of the plane.
-    pub w: u32,
-    /// Rows of the plane.
-    pub h: u32,
-    /// Ghost-cell mode code.
-    pub mode: u32,
-    /// The value of ghost cells that read no element (constant).
-    pub fill: f32,
-    /// The window's first column in the plane (wrapping: may be "negative").
-    pub gx0: u32,
-    /// The window's first row in the plane (wrapping).
-    pub gy0: u32,
-    /// The window's width in floats: its buffer's rows are `sw` floats apart.
-    pub sw: u32,
-    /// The window's height in rows.
-    pub sh: u32,
-}
-
 /// Writes the ghost cells of a one-channel window whose cells came by a tensor copy,
 /// which reads cells outside the plane as zeros: each cell outside the plane in window
 /// columns `x_lo..x_hi` and rows `0..rows` (those the taps of the outputs inside the plane
@@ -934,21 +907,36 @@ pub struct Landed {
 /// the mask), else from the plane (wrap). Cells inside the plane are only read and
 /// cells outside it only written, so the threads need no barrier among themselves; the
 /// block's barrier must follow before the window is read. Every thread of the block
-/// calls it. Out of line: only border windows under a mapping or constant mode come here.
+/// calls it. Out of line, on scalars (a struct argument would go through local memory):
+/// only border windows under a mapping or constant mode come here.
 ///
 /// # Safety
-/// `l.plane` holds `h` rows of `w` f32 elements `row_pitch` apart; `buf` is the window's
-/// buffer (`sw × sh` floats), its copy landed; `x_lo <= x_hi <= sw`, `rows <= sh`.
+/// `plane` holds `h` rows of `w` f32 elements `row_pitch` apart; `buf` is the buffer of
+/// the window from column `gx0`, row `gy0` of the plane (wrapping: may be "negative"),
+/// `sw × sh` floats, its copy landed; `x_lo <= x_hi <= sw`, `rows <= sh`.
 #[inline(never)]
-pub unsafe fn ghosts_after_copy(l: Landed, buf: u32, x_lo: u32, x_hi: u32, rows: u32, tid: u32, threads: u32) {
-    let (gx0, gy0) = (l.gx0 as i32 as i64, l.gy0 as i32 as i64);
+#[allow(clippy::too_many_arguments)] // the window's fields, by value
+pub unsafe fn ghosts_after_copy(
+    plane: *const f32,
+    row_pitch: u32,
+    (w, h): (u32, u32),
+    (gx0, gy0): (u32, u32),
+    (sw, sh): (u32, u32),
+    (mode, fill): (u32, f32),
+    buf: u32,
+    (x_lo, x_hi): (u32, u32),
+    rows: u32,
+    (tid, threads): (u32, u32),
+) {
+    // The window's origin as signed numbers (left of or above the plane: negative).
+    let (ix0, iy0) = (gx0 as i32 as i64, gy0 as i32 as i64);
     let clamp = |v: i64, lo: i64, hi: i64| v.max(lo).min(hi) as u32;
     // The window's columns and rows inside the plane: c0..c1 of x_lo..x_hi, r0..r1 of 0..rows.
     let (c0, c1) = (
-        clamp(-gx0, x_lo as i64, x_hi as i64),
-        clamp(l.w as i64 - gx0, x_lo as i64, x_hi as i64),
+        clamp(-ix0, x_lo as i64, x_hi as i64),
+        clamp(w as i64 - ix0, x_lo as i64, x_hi as i64),
     );
-    let (r0, r1) = (clamp(-gy0, 0, rows as i64), clamp(l.h as i64 - gy0, 0, rows as i64));
+    let (r0, r1) = (clamp(-iy0, 0, rows as i64), clamp(h as i64 - iy0, 0, rows as i64));
     let c1 = c1.max(c0);
     let r1 = r1.max(r0);
     // Rows outside the plane, whole (x_lo..x_hi); then the rows inside, their columns outside.
@@ -967,23 +955,23 @@ pub unsafe fn ghosts_after_copy(l: Landed, buf: u32, x_lo: u32, x_hi: u32, rows:
             let (rr, q) = (j / sd, j % sd);
             (r0 + rr, if q < left { x_lo + q } else { c1 + (q - left) })
         };
-        let (gx, gy) = (l.gx0.wrapping_add(col), l.gy0.wrapping_add(row));
-        let sx = column(l.mode, gx, l.w, 1);
-        let sy = map_index(l.mode, gy as i32, l.h as i32);
+        let (gx, gy) = (gx0.wrapping_add(col), gy0.wrapping_add(row));
+        let sx = column(mode, gx, w, 1);
+        let sy = map_index(mode, gy as i32, h as i32);
         let v = if sx == u32::MAX || sy < 0 {
-            l.fill
+            fill
         } else {
-            let (wc, wr) = (sx.wrapping_sub(l.gx0), (sy as u32).wrapping_sub(l.gy0));
-            if wc < l.sw && wr < l.sh {
+            let (wc, wr) = (sx.wrapping_sub(gx0), (sy as u32).wrapping_sub(gy0));
+            if wc < sw && wr < sh {
                 // SAFETY: a cell of the buffer inside the plane: the copy staged it.
-                f32::from_bits(unsafe { load_shared_u32(buf + 4 * (wr * l.sw + wc)) })
+                f32::from_bits(unsafe { load_shared_u32(buf + 4 * (wr * sw + wc)) })
             } else {
                 // SAFETY: (sx, sy) lies inside the plane.
-                unsafe { load_global(l.plane.wrapping_add(sy as usize * l.row_pitch as usize + sx as usize)) }
+                unsafe { load_global(plane.wrapping_add(sy as usize * row_pitch as usize + sx as usize)) }
             }
         };
         // SAFETY: row < rows <= sh, col < x_hi <= sw: a cell of the buffer.
-        unsafe { store_shared(buf + 4 * (row * l.sw + col), v) };
+        unsafe { store_shared(buf + 4 * (row * sw + col), v) };
         i += threads;
     }
 }
