@@ -12,9 +12,9 @@
 use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv2d_fast::{
-    baked_min_blocks, band_h, bands, barrier_after_copy, barriers_at, buffer_floats, byte_ghosts, byte_ring,
-    min_blocks, pad, persistent, raw_floats, rows_per_thread, staged_w, stages, tile_box, tile_h, tile_map, BYTE_WORDS,
-    QX, THREADS_X, THREADS_Y, TILE_W,
+    baked_min_blocks, band_h, bands, barrier_after_copy, barriers_at, border_tiles_by_copy, buffer_floats, byte_ghosts,
+    byte_ring, min_blocks, pad, persistent, raw_floats, rows_per_thread, staged_w, stages, tile_box, tile_h, tile_map,
+    BYTE_WORDS, QX, THREADS_X, THREADS_Y, TILE_W,
 };
 use layout::mode::zero_ghosts;
 use layout::tile_map::box_bytes;
@@ -183,7 +183,7 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
     let mapped = core::cell::Cell::new(0u32);
     // One bit a buffer: its tile in flight came by a tensor copy across the plane's border
     // under a mode other than zero, and its ghost cells are written once it lands
-    // (`stage::ghosts_after_copy`; one channel).
+    // (`stage::ghosts_after_copy`; where `border_tiles_by_copy`).
     let fixing = core::cell::Cell::new(0u32);
     let bars = shared_addr(shared_f32()) + 4 * barriers_at(R, C, bytes::<P>());
     let phases = core::cell::Cell::new(0u32);
@@ -201,10 +201,17 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
         |_, slot, buf| {
             let [tx, ty, z] = staged.advance();
             let win = window([tx, ty, z]);
-            let interior = stage::interior(&win);
-            let fix = tma && C == 1 && R <= 4 && !zero_ghosts && !interior;
-            fixing.set((fixing.get() & !(1 << slot)) | ((fix as u32) << slot));
-            if tma && (zero_ghosts || interior || fix) {
+            // Where border tiles are staged by threads, `fixing` stays 0 and this is the
+            // code they had before (`interior` evaluated only past `zero_ghosts`).
+            let by_copy = if border_tiles_by_copy(R, C) {
+                let interior = stage::interior(&win);
+                let fix = tma && !zero_ghosts && !interior;
+                fixing.set((fixing.get() & !(1 << slot)) | ((fix as u32) << slot));
+                tma && (zero_ghosts || interior || fix)
+            } else {
+                tma && (zero_ghosts || stage::interior(&win))
+            };
+            if by_copy {
                 mapped.set(mapped.get() | (1 << slot));
                 if tid == 0 {
                     // The buffer's last tile may have been stored by threads (a border

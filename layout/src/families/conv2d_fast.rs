@@ -119,6 +119,16 @@ pub const fn barrier_after_copy(r: u32, c: u32) -> bool {
     !(c == 1 && (r == 3 || r == 4))
 }
 
+/// Whether a border tile comes by the tensor copy under every ghost-cell mode, its ghost
+/// cells written by the threads once it lands (`stage::ghosts_after_copy`): one channel
+/// at r = 3, 4, where the mapping modes' border tiles staged by threads ran 1.043-1.053x
+/// zero's time at three blocks an SM (H200, 8192², r = 4); with them by copy, 1.011-1.026.
+/// Elsewhere border tiles under a mode other than zero are staged by threads.
+#[inline]
+pub const fn border_tiles_by_copy(r: u32, c: u32) -> bool {
+    c == 1 && tile_map(r) && r <= 4
+}
+
 /// Width of a staged row: the tile and its halos.
 #[inline]
 pub const fn staged_w(r: u32, c: u32, bytes: u32) -> u32 {
