@@ -275,7 +275,7 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
                     return true; // everyone's ghost cells before the taps
                 }
                 // Every thread waited for the copy itself (`mapped` is the block's).
-                return barrier_after_copy(R, C);
+                return barrier_after_copy(R);
             }
             if bytes16.get() {
                 // SAFETY: the tile `bytes16` copied (one buffer); its copies landed.

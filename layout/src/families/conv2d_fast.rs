@@ -111,12 +111,12 @@ pub const fn stages(r: u32, c: u32) -> u32 {
 
 /// Whether the block waits at a barrier after a tile that came by a tensor copy landed,
 /// before computing it. Each thread has already waited on the copy's `mbarrier` itself,
-/// so r = 3, 4 skip it and keep only the barrier before a buffer is refilled (H200,
-/// 8192², A/B of 3 rounds: one channel r = 4 214.8 -> 209.7 us, r = 3 152.2 -> 151.0;
-/// 3 f32 channels r = 4 658.7 -> 646.5, r = 3 465.0 -> 461.5); rank-1 r = 8 on these
-/// tiles ran 2.5% slower without it, so the other radii keep it.
+/// so r = 3, 4 skip it at every channel count and keep only the barrier before a buffer
+/// is refilled (H200, 8192², A/B of 3 rounds: one channel r = 4 214.8 -> 209.7 us, r = 3
+/// 152.2 -> 151.0; 3 f32 channels r = 4 658.7 -> 646.5, r = 3 465.0 -> 461.5); rank-1
+/// r = 8 on these tiles ran 2.5% slower without it, so the other radii keep it.
 #[inline]
-pub const fn barrier_after_copy(r: u32, _channels: u32) -> bool {
+pub const fn barrier_after_copy(r: u32) -> bool {
     !(r == 3 || r == 4)
 }
 
