@@ -22,8 +22,8 @@ pub const MAX_RADIUS: u32 = 8;
 /// r = 3 596 -> 528, r = 4 835 -> 734). One channel keeps its rows: 6 or 8 rows at
 /// r = 3, 4 moved `conv2d_fast` by under 1.5%. 3 channels at r = 4 take 6: a band's
 /// unrolled taps are then 1944 FFMAs, not 2592, and the hot loop fits the instruction
-/// cache better (ncu at 8 rows: no-instruction stalls 0.36 an issue, 0.95 at 10 rows'
-/// worth; H100, 8192² × 3, A/B of 3 rounds: 678.4 -> 651.4 us).
+/// cache better (H200 ncu: no-instruction stalls 0.36 an issue at 8 rows, 0.95 with
+/// 3240 FFMAs a band; H100, 8192² × 3, A/B of 3 rounds: 678.4 -> 651.4 us).
 #[inline]
 pub const fn rows_per_thread(r: u32, c: u32) -> u32 {
     if r == 4 && c == 3 {
