@@ -40,12 +40,26 @@ struct Args {
     /// Where to draw the chart (SVG).
     #[arg(long, default_value = "roofline.svg")]
     chart: PathBuf,
-    /// Skip the modes and batch tables (profiling runs).
+    /// Skip the modes, channels and batch tables (profiling runs).
     #[arg(long)]
     no_tables: bool,
+    /// The tables printed after the cases, unless `--no-tables` (an A/B of one table).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "modes,channels,batch")]
+    tables: Vec<Table>,
     /// Radii of the separable 2D case (A/B runs that look for a crossover).
     #[arg(long, value_delimiter = ',', default_value = "2,4,8,16,32")]
     separable_radii: Vec<usize>,
+}
+
+/// A table printed after the cases.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Table {
+    /// Every ghost-cell mode against zero, for each fast family.
+    Modes,
+    /// f32 images of 1, 2 and 4 channels.
+    Channels,
+    /// A batch of images in one launch against one call per image.
+    Batch,
 }
 
 /// What a case is, for matching with the peers' lines.
@@ -365,9 +379,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         100.0 / a.target
     );
 
-    if !a.no_tables {
+    let table = |t: Table| !a.no_tables && a.tables.contains(&t);
+    if table(Table::Modes) {
         modes_table(&gpu, &a, side)?;
+    }
+    if table(Table::Channels) {
         channels_table(&gpu, &a, side)?;
+    }
+    if table(Table::Batch) {
         batch_table(&gpu, &a)?;
     }
 
