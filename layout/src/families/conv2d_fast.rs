@@ -20,13 +20,16 @@ pub const MAX_RADIUS: u32 = 8;
 /// channels (`image_patches`; the taps `c` floats apart): 8 rows from r = 1, for windows
 /// `c` times as wide (H200, 8192² × 3 f32, against 4 and 3 rows: r = 2 464 -> 406 us,
 /// r = 3 596 -> 528, r = 4 835 -> 734). One channel keeps its rows: 6 or 8 rows at
-/// r = 3, 4 moved `conv2d_fast` by under 1.5%. 3 channels at r = 4 take 6: a band's
-/// unrolled taps are then 1944 FFMAs, not 2592, and the hot loop fits the instruction
-/// cache better (H200 ncu: no-instruction stalls 0.36 an issue at 8 rows, 0.95 with
-/// 3240 FFMAs a band; H100, 8192² × 3, A/B of 3 rounds: 678.4 -> 651.4 us).
+/// r = 3, 4 moved `conv2d_fast` by under 1.5%. 2 and 3 channels at r = 4 take 6: a
+/// band's unrolled taps are then 1944 FFMAs, not 2592, and the hot loop fits the
+/// instruction cache better (H200 ncu: no-instruction stalls 0.36 an issue at 8 rows,
+/// 0.95 with 3240 FFMAs a band; H100, 8192² × 3, A/B of 3 rounds: 678.4 -> 651.4 us;
+/// H200, 8192² × 2, three runs: 424.2 -> 407.6, 424.9 -> 409.1, 427.8 -> 413.4 us). 4
+/// channels keep 8 (903.1 -> 920.4, 910.1 -> 922.8 us in 6 rows): their windows are 36
+/// floats, and 6 rows would load 9·14 of them a band for 1944 FFMAs.
 #[inline]
 pub const fn rows_per_thread(r: u32, c: u32) -> u32 {
-    if r == 4 && c == 3 {
+    if r == 4 && (c == 2 || c == 3) {
         return 6;
     }
     if c > 1 && r >= 1 {
