@@ -42,7 +42,13 @@ unsafe fn compute<const R: u32, const C: u32, P: Pixel>(
 ) {
     let k = rows_per_thread(R, C);
     let (sw, pd) = (staged_w(R, C, bytes::<P>()), pad(R, C, bytes::<P>()));
-    let (tx, ty) = (thread_x(), thread_y());
+    // Read again a tile with channels: held across the tile loop, the window's address
+    // spilled around the border staging's call at three blocks an SM (`image_patches_c3_r4`).
+    let (tx, ty) = if C > 1 {
+        thread_xy_here()
+    } else {
+        (thread_x(), thread_y())
+    };
     // Band by band: the thread's rows of each in turn, one patch of registers.
     let mut band = 0;
     while band < bands(R, C) {

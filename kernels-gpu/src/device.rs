@@ -131,6 +131,21 @@ pub fn computed_u32(v: u32) -> u32 {
     computed(f32::from_bits(v)).to_bits()
 }
 
+/// `(threadIdx.x, threadIdx.y)` read where this is called (`S2R`; not `pure`, so LLVM
+/// neither hoists nor merges it): an address computed from them inside a loop is then
+/// not held in a register across the loop (`image_patches_c3_r4` at three blocks an SM
+/// spilled one such address around its out-of-line border staging).
+#[inline(always)]
+pub fn thread_xy_here() -> (u32, u32) {
+    let (x, y): (u32, u32);
+    // SAFETY: reads two special registers; touches no memory.
+    unsafe {
+        core::arch::asm!("mov.u32 {x}, %tid.x;", "mov.u32 {y}, %tid.y;", x = out(reg32) x, y = out(reg32) y,
+            options(nomem, nostack, preserves_flags))
+    };
+    (x, y)
+}
+
 /// `a·b + c` with one rounding (`fma.rn.f32`, FFMA). Rust never contracts `a*b + c` on
 /// its own, and PTX `mul.rn`/`add.rn` forbid ptxas from fusing them; nvcc fuses by
 /// default, so the textbook kernels use this too to stay the CUDA C++ peers' twins.
