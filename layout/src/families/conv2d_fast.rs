@@ -106,9 +106,9 @@ pub const fn tile_box(r: u32, c: u32) -> [u32; 3] {
 
 /// Tiles in flight per block: a 3-deep ring when persistent, else one; 2 deep for
 /// interleaved channels, whose 8-row tiles in 3 buffers would leave one block per SM
-/// (H200, 8192² × 3 f32 r = 4: 8 rows 2 deep 736 us, 6 rows 3 deep 734; 3 channels at
-/// r = 4 now take 6 rows, 2 deep, and a 3-deep ring of them was not timed again), and at
-/// r = 4, whose baked blocks run three an SM ([`baked_min_blocks`]).
+/// (H200, 8192² × 3 f32 r = 4: 8 rows 2 deep 736 us, 6 rows 3 deep 734; with 6 rows at
+/// two blocks an SM, 3 deep 642.0 against 2 deep 642.4, and 2 deep lets three blocks an
+/// SM fit), and at r = 4, whose baked blocks run three an SM ([`baked_min_blocks`]).
 #[inline]
 pub const fn stages(r: u32, c: u32) -> u32 {
     match (persistent(r), c, r) {
