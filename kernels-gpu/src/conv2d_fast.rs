@@ -42,8 +42,9 @@ unsafe fn compute<const R: u32, const C: u32, P: Pixel>(
 ) {
     let k = rows_per_thread(R, C);
     let (sw, pd) = (staged_w(R, C, bytes::<P>()), pad(R, C, bytes::<P>()));
-    // Read again a tile with channels: held across the tile loop, the window's address
-    // spilled around the border staging's call at three blocks an SM (`image_patches_c3_r4`).
+    // With channels, the thread index is read again each tile: held across the tile loop,
+    // the window's address spilled around the border staging's call at three blocks an
+    // SM (`image_patches_c3_r4`). One channel keeps the code it was timed with.
     let (tx, ty) = if C > 1 {
         thread_xy_here()
     } else {
