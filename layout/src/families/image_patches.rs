@@ -4,7 +4,8 @@
 //! row of `w` pixels is `w·C` values and each tap reads the same channel `C` values away, so a thread's 4-wide ×
 //! K-tall patch of floats is 4 outputs of interleaved channels, and every input row of its
 //! window (`4 + 2·pad(r, C)` floats) feeds the K output rows it touches (8 with several
-//! channels): where arithmetic dominates, a tap load feeds up to 32 FFMAs, against
+//! channels, 6 at r = 4 with 2 or 3: `rows_per_thread`): where arithmetic dominates, a
+//! tap load feeds up to 32 FFMAs, against
 //! image_fast's 4 or 8 (its one-row patches walking down the image). Its geometry is
 //! `conv2d_fast`'s at `C` channels.
 use super::conv2d_fast::{self as tiles, baked_min_blocks, shared_floats};
