@@ -117,6 +117,9 @@ pub struct Gpu {
     ptx_items: OnceCell<ptx_builder::bake::Ptx<'static>>,
     /// Baked modules built so far (the next one's id).
     baked_built: Cell<usize>,
+    /// What [`Gpu::median_us`] launches before each start event to hold the stream busy
+    /// (`Gpu::hold_timing`): the FMA probe's output buffer and its loop trips.
+    pub(crate) hold: RefCell<Option<(DeviceBuffer<f32>, u32)>>,
     _ctx: Context,
 }
 
@@ -191,6 +194,7 @@ impl Gpu {
             baked_launches: Cell::new(0),
             ptx_items: OnceCell::new(),
             baked_built: Cell::new(0),
+            hold: RefCell::new(None),
             _ctx: ctx,
         })
     }
@@ -198,6 +202,11 @@ impl Gpu {
     /// The device's name, e.g. "NVIDIA H200".
     pub fn device_name(&self) -> Result<String> {
         Ok(cust::device::Device::get_device(0)?.name()?)
+    }
+
+    /// Streaming multiprocessors of the device.
+    pub(crate) fn sm_count(&self) -> u32 {
+        self.sm_count
     }
 
     /// The stream every launch goes to (for timing with events).

@@ -46,6 +46,11 @@ struct Args {
     /// The tables printed after the cases, unless `--no-tables` (an A/B of one table).
     #[arg(long, value_enum, value_delimiter = ',', default_value = "modes,channels,batch")]
     tables: Vec<Table>,
+    /// Hold the stream busy this many microseconds before each timed call (0: off), so
+    /// the times leave out the launch gap of an idle stream (`Gpu::hold_timing`, as
+    /// nvbench's blocking kernel); the copies that set the memory limit are held alike.
+    #[arg(long, default_value_t = 0.0)]
+    hold_us: f64,
     /// Radii of the separable 2D case (A/B runs that look for a crossover).
     #[arg(long, value_delimiter = ',', default_value = "2,4,8,16,32")]
     separable_radii: Vec<usize>,
@@ -207,6 +212,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "fp32 FMA rate (measured): {:.2} TFMA/s = {:.1} TFLOP/s",
         fma_per_us / 1e6,
         2.0 * fma_per_us / 1e6
+    );
+
+    // The launch gap: a copy of one float, timed per call and with the stream held.
+    let (one, mut one_out) = (gpu.alloc(1)?, gpu.alloc(1)?);
+    let per_call = gpu.median_us(3, 50, || gpu.copy_device(&one, &mut one_out))?;
+    gpu.hold_timing(Some(50.0))?;
+    let held = gpu.median_us(3, 50, || gpu.copy_device(&one, &mut one_out))?;
+    gpu.hold_timing((a.hold_us > 0.0).then_some(a.hold_us))?;
+    drop((one, one_out));
+    println!(
+        "launch gap: a 4-byte copy takes {per_call:.1} us per call on an idle stream, {held:.1} us with the stream held; \
+         times below {}",
+        if a.hold_us > 0.0 {
+            format!("hold the stream {:.0} us before each call (--hold-us)", a.hold_us)
+        } else {
+            "are per call, the gap included".to_string()
+        }
     );
 
     // What baking a mask's taps into an entry costs, once per (entry, mask): its second
