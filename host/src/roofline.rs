@@ -33,8 +33,9 @@ impl Gpu {
         self.launch_probe(out.addr(), out.len(), iters)
     }
 
-    /// The FMA probe over the whole blocks of `len` threads writing to `out`, which holds
-    /// at least `len` floats.
+    /// The FMA probe over the whole blocks of `len` threads writing to `out`. Callers pass
+    /// a live device allocation of at least `len` floats (a borrowed array's, or the hold
+    /// buffer `Gpu::hold` owns): private, as `launch`'s contract asks.
     fn launch_probe(&self, out: u64, len: usize, iters: u32) -> Result<u64> {
         let blocks = len / FMA_BLOCK as usize;
         if blocks == 0 {
