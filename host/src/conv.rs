@@ -691,6 +691,29 @@ mod tests {
     }
 
     #[test]
+    fn a_separable_mask_makes_its_full_taps_on_first_use() {
+        let (d, c, r) = (
+            array![0.5f32, 2.0, -1.0],
+            array![3.0f32, -0.25, 1.5],
+            array![1.0f32, 7.0, 0.1, -2.0, 4.0],
+        );
+        let m = Mask::separable(&[d.view(), c.view(), r.view()]).unwrap();
+        assert_eq!(m.radius, [2, 1, 1]);
+        // The separable families' taps need no full mask.
+        assert_eq!(m.separable_taps(2)[..5], [1.0, 7.0, 0.1, -2.0, 4.0]);
+        assert!(m.taps.get().is_none());
+        let mut want = Vec::new();
+        for &z in &d {
+            for &y in &c {
+                want.extend(r.iter().map(|&x| 1.0 * z * y * x));
+            }
+        }
+        assert_eq!(m.taps(), want.as_slice());
+        // Row-major, outermost axis first: tap (z, y, x) = d[z]·c[y]·r[x].
+        assert_eq!(m.taps()[(2 * 3 + 1) * 5 + 3], -1.0 * -0.25 * -2.0);
+    }
+
+    #[test]
     fn launch_shapes_come_from_the_family_rows() {
         let s = launch_shape(Variant::Conv2dTiledIn, &[64, 64], [15, 15, 0]).unwrap();
         assert_eq!(s.block, (32, 32, 1));
