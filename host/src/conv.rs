@@ -746,6 +746,19 @@ mod tests {
     }
 
     #[test]
+    fn a_mask_view_of_any_layout_gives_its_taps_in_row_major_order() {
+        let m = array![[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]];
+        for v in [m.view(), m.t(), m.slice(ndarray::s![..;-1, ..])] {
+            let want: Vec<f32> = v.iter().copied().collect();
+            assert_eq!(Mask::new(v, false).unwrap().taps(), want.as_slice());
+        }
+        assert_eq!(
+            Mask::new(m.t(), false).unwrap().taps(),
+            [1.0, 4.0, 7.0, 2.0, 5.0, 8.0, 3.0, 6.0, 9.0]
+        );
+    }
+
+    #[test]
     fn a_separable_mask_makes_its_full_taps_on_first_use() {
         let (d, c, r) = (
             array![0.5f32, 2.0, -1.0],
