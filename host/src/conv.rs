@@ -711,10 +711,8 @@ mod tests {
         for dims in [2usize, 3] {
             let ax = &axes[3 - dims..];
             let shape: Vec<usize> = ax.iter().map(|a| a.len()).collect();
-            let mut taps = vec![1.0f32];
-            for a in ax {
-                taps = taps.iter().flat_map(|&t| a.iter().map(move |&v| t * v)).collect();
-            }
+            let views: Vec<ArrayView1<f32>> = ax.iter().map(|&a| ArrayView1::from(a)).collect();
+            let taps = Mask::separable(&views).unwrap().taps().to_vec();
             let f = rank1_axes(&taps, &shape).expect("an outer product is of rank 1");
             assert_eq!(f.len(), dims);
             // The factors' outer product is the mask, tap by tap (within the tolerance).
