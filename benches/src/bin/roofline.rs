@@ -217,9 +217,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The launch gap: a copy of one float, timed per call and with the stream held.
     let (one, mut one_out) = (gpu.alloc(1)?, gpu.alloc(1)?);
     let per_call = gpu.median_us(3, 50, || gpu.copy_device(&one, &mut one_out))?;
-    gpu.hold_timing(Some(50.0))?;
+    // Held as `--hold-us` asks (50 us where it is off, and then let go): one calibration.
+    gpu.hold_timing(Some(if a.hold_us > 0.0 { a.hold_us } else { 50.0 }))?;
     let held = gpu.median_us(3, 50, || gpu.copy_device(&one, &mut one_out))?;
-    gpu.hold_timing((a.hold_us > 0.0).then_some(a.hold_us))?;
+    if a.hold_us <= 0.0 {
+        gpu.hold_timing(None)?;
+    }
     drop((one, one_out));
     println!(
         "launch gap: a 4-byte copy takes {per_call:.1} us per call on an idle stream, {held:.1} us with the stream held; \
