@@ -41,7 +41,8 @@ enum Task {
         /// initcheck; all if none given).
         #[arg(long, value_delimiter = ',')]
         tools: Vec<String>,
-        /// The kernel families `sanitize` launches (all if none given).
+        /// The kernel families `sanitize` launches (all if none given; `NAME:LO-HI` takes
+        /// the entries of compiled radius LO..=HI only).
         #[arg(long, value_delimiter = ',')]
         families: Vec<String>,
         /// `ncu`: the kernels to profile (a regex of entry names).

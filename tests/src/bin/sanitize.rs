@@ -156,19 +156,42 @@ fn run(
 
 /// Arguments: the families to launch (all if none), e.g. only the ones whose PTX changed
 /// since the last run of every entry.
-fn main() {
-    let only: Vec<String> = std::env::args().skip(1).collect();
-    if let Some(bad) = only
+/// A family to launch, from an argument `NAME` or `NAME:LO-HI` (its entries of compiled
+/// radius LO..=HI only, so that racecheck's slow runs take the entries a change touched).
+fn parse_only(arg: &str) -> Option<(String, core::ops::RangeInclusive<u32>)> {
+    let (name, radii) = match arg.split_once(':') {
+        None => (arg, 0..=u32::MAX),
+        Some((name, span)) => {
+            let (lo, hi) = span.split_once('-')?;
+            (name, lo.parse().ok()?..=hi.parse().ok()?)
+        }
+    };
+    layout::families::ALL
         .iter()
-        .find(|n| !layout::families::ALL.iter().any(|f| f.name == n.as_str()))
-    {
-        eprintln!("sanitize: no family {bad:?}");
-        std::process::exit(2);
+        .any(|f| f.name == name)
+        .then(|| (name.to_string(), radii))
+}
+
+fn main() {
+    let mut only = Vec::new();
+    for arg in std::env::args().skip(1) {
+        match parse_only(&arg) {
+            Some(o) => only.push(o),
+            None => {
+                eprintln!("sanitize: no family {arg:?} (NAME or NAME:LO-HI)");
+                std::process::exit(2);
+            }
+        }
     }
     let gpu = Gpu::new().unwrap_or_else(|e| panic!("sanitize needs a GPU: {e}"));
     let (mut launches, mut entries, mut failures) = (0, 0, Vec::new());
     for (i, &f) in layout::families::ALL.iter().enumerate() {
-        if !only.is_empty() && !only.iter().any(|n| n == f.name) {
+        let radii: Vec<_> = only
+            .iter()
+            .filter(|(n, _)| n == f.name)
+            .map(|(_, r)| r.clone())
+            .collect();
+        if !only.is_empty() && radii.is_empty() {
             continue;
         }
         let mut modes = if f.all_modes() {
@@ -182,6 +205,10 @@ fn main() {
             modes.push(Mode::Constant(1.5));
         }
         for e in f.entries() {
+            // A run-time entry (no compiled radius) is in every span.
+            if !radii.is_empty() && !e.radius.is_none_or(|r| radii.iter().any(|s| s.contains(&r))) {
+                continue;
+            }
             entries += 1;
             let mut radii = vec![radius_for(f, &e)];
             // conv1d_tiled loads halos wider than its block with a strided loop.
