@@ -14,8 +14,8 @@
 use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv2d_separable::{
-    barriers_at, chunk, input_floats, lag, min_blocks, pad, ring_rows, staged_w, tile_box, tile_map, PATCH_ROWS, ROW_X,
-    STEP, THREADS, TILE_W,
+    barriers_at, chunk, input_floats, lag, min_blocks, pad, patch_rows, patch_x, ring_rows, staged_w, tile_box,
+    tile_map, ROW_X, STEP, THREADS, TILE_W,
 };
 use layout::mode::zero_ghosts;
 use layout::tile_map::box_bytes;
@@ -24,15 +24,7 @@ use layout::tile_map::box_bytes;
 const ROW_THREADS: u32 = TILE_W / ROW_X;
 const ROWS_AT_ONCE: u32 = THREADS / ROW_THREADS;
 
-// The column pass's patches tile a step as the row pass's rows do: ROW_THREADS across,
-// ROWS_AT_ONCE groups of PATCH_ROWS rows down, so a thread's ring rows start at a
-// multiple of PATCH_ROWS, as `column_pass` needs.
-const _: () = assert!(
-    ROW_X == patch::QX
-        && THREADS.is_multiple_of(TILE_W)
-        && STEP == ROWS_AT_ONCE * PATCH_ROWS
-        && PATCH_ROWS as usize <= patch::MAX_ROWS
-);
+const _: () = assert!(ROW_X == patch::QX && THREADS.is_multiple_of(TILE_W) && STEP.is_multiple_of(ROWS_AT_ONCE));
 
 /// Filters the first `rows` (at most 32) staged input rows at `inb` along x into ring
 /// rows `first..first+rows`.
@@ -57,7 +49,7 @@ unsafe fn row_pass<const R: u32>(inb: *const f32, ring: *mut f32, first: u32, ro
         }
         let src = inb.wrapping_add((row * staged_w(R) + col) as usize);
         // SAFETY: inside the staged row (col + ROW_X + 2·pad <= staged_w), 16-byte aligned.
-        let acc = unsafe { patch::filter_row::<R>(src, pad(R)) };
+        let acc = unsafe { patch::filter_row::<R, 4>(src, pad(R)) };
         let dst = ring.wrapping_add((((first + row) % ring_rows(R)) * TILE_W + col) as usize);
         // SAFETY: a ring row's 4 floats, 16-byte aligned.
         unsafe { *(dst as *mut F4) = F4(acc) };
@@ -66,39 +58,51 @@ unsafe fn row_pass<const R: u32>(inb: *const f32, ring: *mut f32, first: u32, ro
 
 /// Filters the ring along y into output rows `y .. y+32` of the strip at `x0` (filtered
 /// row `first` is input row `y - R`), and stores those before row `last`. Each thread sums
-/// a 4-wide x `PATCH_ROWS`-tall patch: it streams the `PATCH_ROWS + 2R` ring rows under
-/// the patch (one 16-byte load each) through every output row they touch, and stores the
-/// patch with 16-byte stores.
+/// a `Q`-wide (`patch_x(R)`) x `patch_rows(R)`-tall patch: it streams the ring rows under
+/// the patch (one `4Q`-byte load each) through every output row they touch, and stores
+/// the patch a row at a time.
 ///
 /// # Safety
 /// `ring` holds the filtered rows `first .. first + 32 + 2R`; `p` holds `w·h` floats and
 /// `last <= h`.
 #[inline(always)]
-unsafe fn column_pass<const R: u32>(ring: *const f32, first: u32, p: *mut f32, w: u32, (x0, y): (u32, u32), last: u32) {
-    let tid = thread_x();
-    let (cg, rg) = (tid % ROW_THREADS, tid / ROW_THREADS);
+unsafe fn column_pass<const R: u32, const Q: usize>(
+    ring: *const f32,
+    first: u32,
+    p: *mut f32,
+    w: u32,
+    (x0, y): (u32, u32),
+    last: u32,
+) {
+    let (across, k, tid) = (TILE_W / Q as u32, patch_rows(R), thread_x());
+    let (cg, rg) = (tid % across, tid / across);
     let rr = ring_rows(R);
-    // The thread's first ring row is a multiple of PATCH_ROWS, as is the ring's length:
-    // its rows wrap at most once, and each group of PATCH_ROWS lies on one side of it.
-    let r0 = (first + rg * PATCH_ROWS) % rr;
-    let lo = ring.wrapping_add((r0 * TILE_W + ROW_X * cg) as usize);
+    // The thread's first ring row is a multiple of k, as is the ring's length: its rows
+    // wrap at most once, and each group of k lies on one side of it.
+    let r0 = (first + rg * k) % rr;
+    let lo = ring.wrapping_add((r0 * TILE_W + Q as u32 * cg) as usize);
     let hi = lo.wrapping_sub((rr * TILE_W) as usize);
-    // The closure takes its bases by value (by reference, LLVM compiled the wrap select
-    // differently).
-    let acc = patch::filter_column::<R, 4>(PATCH_ROWS, move |i| {
-        let b = if r0 + i / PATCH_ROWS * PATCH_ROWS < rr { lo } else { hi };
-        // SAFETY: ring row (r0 + i) % rr, 4 floats of it, 16-byte aligned.
-        unsafe { *(b.wrapping_add((i * TILE_W) as usize) as *const F4) }.0
+    // The closure takes its bases by value, and the patch's rows as `patch_rows(R)`, not
+    // `k` (by reference, or through `k`, LLVM folded each row's offset into its own wrap
+    // select: two more instructions a ring row).
+    let acc = patch::filter_column::<R, Q>(k, move |i| {
+        let b = if r0 + i / patch_rows(R) * patch_rows(R) < rr {
+            lo
+        } else {
+            hi
+        };
+        // SAFETY: ring row (r0 + i) % rr, Q floats of it, aligned to 4Q bytes.
+        unsafe { patch::load::<Q>(b.wrapping_add((i * TILE_W) as usize)) }
     });
     // SAFETY: the kernel's contract covers p and w; rows past `last <= h` are skipped.
-    unsafe { patch::store(&acc, PATCH_ROWS, p, w, w, last, x0 + ROW_X * cg, y + rg * PATCH_ROWS) }
+    unsafe { patch::store(&acc, k, p, w, w, last, x0 + Q as u32 * cg, y + rg * k) }
 }
 
 /// # Safety
 /// `a.input`, `a.output` hold `w·h` floats; `MASK_1D` holds the row taps then the column
 /// taps, `2R+1` each; launched as `layout::families::conv2d_separable` says.
 #[inline(always)]
-unsafe fn separable<const R: u32>(a: &ConvArgs) {
+unsafe fn separable<const R: u32, const Q: usize>(a: &ConvArgs) {
     let (n, p) = (input(a), output(a));
     let [w, h, _] = a.extent;
     let tid = thread_x();
@@ -205,7 +209,7 @@ unsafe fn separable<const R: u32>(a: &ConvArgs) {
             let o = k - lag(R);
             // SAFETY: the ring holds filtered rows 32·o .. 32·o + 32 + 2R (lag(R) steps
             // of 32 rows cover 2R); the kernel's contract covers p, and last <= h.
-            unsafe { column_pass::<R>(ring, o * STEP, p, w, (x0, y0 + o * STEP), last) };
+            unsafe { column_pass::<R, Q>(ring, o * STEP, p, w, (x0, y0 + o * STEP), last) };
         }
     }
 }
@@ -213,6 +217,9 @@ unsafe fn separable<const R: u32>(a: &ConvArgs) {
 /// Entries and their launch bounds: 256 threads, `min_blocks(R)` blocks per SM.
 macro_rules! entries {
     ($($name:ident = $r:literal),* $(,)?) => {$(
+        // The column pass's patches within a patch's rows, starting at a multiple of
+        // their rows (as `column_pass` needs).
+        const _: () = assert!(patch_rows($r) as usize <= patch::MAX_ROWS && STEP.is_multiple_of(patch_rows($r)));
         crate::launch_bounds!($name, THREADS, min_blocks($r));
         /// `conv2d_separable` at a fixed radius.
         ///
@@ -221,7 +228,7 @@ macro_rules! entries {
         #[no_mangle]
         pub unsafe extern "gpu-kernel" fn $name(a: ConvArgs) {
             // SAFETY: forwarded from the entry's contract.
-            unsafe { separable::<$r>(&a) }
+            unsafe { separable::<$r, { patch_x($r) as usize }>(&a) }
         }
     )*};
 }

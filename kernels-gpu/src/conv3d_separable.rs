@@ -52,7 +52,7 @@ unsafe fn x_pass<const R: u32>(slot: *const f32, xf: *mut f32) {
             let src = slot.wrapping_add((row * staged_w(R) + QX_ROW * group) as usize);
             // SAFETY: inside the staged row (4·group + QX_ROW + 2·pad <= staged_w), 16-byte
             // aligned.
-            let acc = unsafe { patch::filter_row::<R>(src, pad(R)) };
+            let acc = unsafe { patch::filter_row::<R, 4>(src, pad(R)) };
             // SAFETY: 4 floats of a row of xf, 16-byte aligned.
             unsafe { *(xf.wrapping_add((row * tile_w(R) + QX_ROW * group) as usize) as *mut F4) = F4(acc) };
         }
@@ -82,7 +82,7 @@ unsafe fn y_pass<const R: u32>(slot: *const f32, yf: *mut f32) {
             let acc = patch::filter_column::<R, 4>(k, |i| {
                 // SAFETY: staged row band·k + i < staged_h, 4 floats of it inside the
                 // staged width (pad - y_pad + 4·group + 4 <= staged_w), 16-byte aligned.
-                unsafe { load::<4>(src.wrapping_add((i * staged_w(R)) as usize)) }
+                unsafe { patch::load::<4>(src.wrapping_add((i * staged_w(R)) as usize)) }
             });
             for o in 0..k {
                 let at = (band * k + o) * y_filtered_w(R) + QX_ROW * group;
@@ -91,25 +91,6 @@ unsafe fn y_pass<const R: u32>(slot: *const f32, yf: *mut f32) {
             }
         }
     }
-}
-
-/// The `Q` floats at `p`: one 16-byte load for 4.
-///
-/// # Safety
-/// `p` points at `Q` readable shared floats, 16-byte aligned for `Q = 4`.
-#[inline(always)]
-unsafe fn load<const Q: usize>(p: *const f32) -> [f32; Q] {
-    let mut v = [0.0; Q];
-    if Q == 4 {
-        // SAFETY: 4 floats, 16-byte aligned (the contract).
-        v.copy_from_slice(&unsafe { *(p as *const F4) }.0[..Q]);
-    } else {
-        for (x, v) in v.iter_mut().enumerate() {
-            // SAFETY: inside the Q floats.
-            *v = unsafe { *p.wrapping_add(x) };
-        }
-    }
-    v
 }
 
 /// # Safety
@@ -167,7 +148,7 @@ unsafe fn conv3d_separable<const R: u32, const Q: usize>(a: &ConvArgs) {
             for o in 0..k as usize {
                 // SAFETY: row ty·k + o of the y-filtered plane, from column 4·tx: the
                 // 4 + 2·y_pad floats lie inside it, 16-byte aligned (Q = 4 here).
-                let row = unsafe { patch::filter_row::<R>(mine.wrapping_add(o * row_floats as usize), y_pad(R)) };
+                let row = unsafe { patch::filter_row::<R, 4>(mine.wrapping_add(o * row_floats as usize), y_pad(R)) };
                 f[o][..Q].copy_from_slice(&row[..Q]);
             }
             f
@@ -175,7 +156,7 @@ unsafe fn conv3d_separable<const R: u32, const Q: usize>(a: &ConvArgs) {
             patch::filter_column::<R, Q>(k, |i| {
                 // SAFETY: Q floats of a row of the x-filtered plane, 16-byte aligned for
                 // Q = 4 (a warp reads a 128-float row, or a 32-float one for one column).
-                unsafe { load::<Q>(mine.wrapping_add((i * row_floats) as usize)) }
+                unsafe { patch::load::<Q>(mine.wrapping_add((i * row_floats) as usize)) }
             })
         };
         // Output plane q - 2R + j reads input plane q through z tap 2R - j. Indexed

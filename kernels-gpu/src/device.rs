@@ -159,6 +159,11 @@ pub fn fma(a: f32, b: f32, c: f32) -> f32 {
 #[repr(C, align(16))]
 pub struct F4(pub [f32; 4]);
 
+/// Two floats, 8-byte aligned: one `ld/st.v2.f32` (LDS.64/STG.64 in SASS).
+#[derive(Clone, Copy)]
+#[repr(C, align(8))]
+pub struct F2(pub [f32; 2]);
+
 /// The input array of a launch.
 #[inline(always)]
 pub fn input(a: &ConvArgs) -> *const f32 {
@@ -539,6 +544,18 @@ pub trait Pixel: Copy {
     /// # Safety
     /// `p` points to 4 writable pixels of global memory, aligned as for `stage4`.
     unsafe fn store4(p: *mut Self, v: [f32; 4]);
+    /// Stores 2 sums at `p` (one by one, but for f32).
+    ///
+    /// # Safety
+    /// `p` points to 2 writable pixels of global memory, aligned to 2 pixels.
+    #[inline(always)]
+    unsafe fn store2(p: *mut Self, v: [f32; 2]) {
+        // SAFETY: per the trait's contract.
+        unsafe {
+            Self::store1(p, v[0]);
+            Self::store1(p.wrapping_add(1), v[1]);
+        }
+    }
     /// Stores one sum at `p`.
     ///
     /// # Safety
@@ -567,6 +584,17 @@ impl Pixel for f32 {
     unsafe fn store4(p: *mut f32, v: [f32; 4]) {
         // SAFETY: per the trait's contract.
         unsafe { store_f4(p, F4(v)) }
+    }
+    #[inline(always)]
+    unsafe fn store2(p: *mut f32, v: [f32; 2]) {
+        // SAFETY: per the trait's contract: 8 writable bytes, 8-byte aligned.
+        unsafe {
+            core::arch::asm!(
+                "st.global.v2.f32 [{p}], {{{a}, {b}}};",
+                p = in(reg64) p, a = in(reg32) v[0], b = in(reg32) v[1],
+                options(nostack, preserves_flags)
+            );
+        }
     }
     #[inline(always)]
     unsafe fn store1(p: *mut f32, v: f32) {

@@ -37,25 +37,46 @@ unsafe fn window<const N: usize>(src: *const f32, floats: u32) -> [f32; N] {
     v
 }
 
-/// The `QX` outputs of one staged row filtered along x by the row taps
+/// The `Q` outputs of one staged row filtered along x by the row taps
 /// `MASK_1D[0..2R+1]` (the separable kernels' x pass): `src` is this thread's window,
-/// `QX + 2pd` floats holding input columns from `pd` before its outputs (`pd >= R`, a
-/// multiple of 4).
+/// `Q + 2pd` floats holding input columns from `pd` before its outputs (`pd >= R`, a
+/// multiple of 4; `Q` a multiple of 4).
 ///
 /// # Safety
-/// As [`window`] for those `QX + 2pd` floats (at most `ROW_WINDOW`).
+/// As [`window`] for those `Q + 2pd` floats (at most `ROW_WINDOW`).
 #[inline(always)]
-pub unsafe fn filter_row<const R: u32>(src: *const f32, pd: u32) -> [f32; QX as usize] {
+pub unsafe fn filter_row<const R: u32, const Q: usize>(src: *const f32, pd: u32) -> [f32; Q] {
     // SAFETY: forwarded.
-    let v = unsafe { window::<ROW_WINDOW>(src, QX + 2 * pd) };
-    let mut acc = [0.0f32; QX as usize];
+    let v = unsafe { window::<ROW_WINDOW>(src, Q as u32 + 2 * pd) };
+    let mut acc = [0.0f32; Q];
     for j in 0..2 * R + 1 {
         let m = Mask1d::get(j as usize);
-        for x in 0..QX {
+        for x in 0..Q as u32 {
             acc[x as usize] = fma(m, v[(pd - R + j + x) as usize], acc[x as usize]);
         }
     }
     acc
+}
+
+/// The `Q` floats at the shared address `p`: one 16-byte load for 4, one 8-byte load
+/// for 2, else one load each.
+///
+/// # Safety
+/// `p` points at `Q` readable shared floats, aligned to `4Q` bytes for `Q` = 2 or 4.
+#[inline(always)]
+pub unsafe fn load<const Q: usize>(p: *const f32) -> [f32; Q] {
+    if Q == 4 {
+        // SAFETY: 4 floats, 16-byte aligned (the contract).
+        let f = unsafe { *(p as *const F4) }.0;
+        core::array::from_fn(|x| f[x])
+    } else if Q == 2 {
+        // SAFETY: 2 floats, 8-byte aligned (the contract).
+        let f = unsafe { *(p as *const F2) }.0;
+        core::array::from_fn(|x| f[x])
+    } else {
+        // SAFETY: inside the Q floats.
+        core::array::from_fn(|x| unsafe { *p.wrapping_add(x) })
+    }
 }
 
 /// The `k` output rows of a `Q`-wide column filtered along y by the column taps
@@ -249,17 +270,34 @@ pub unsafe fn store_column<P: Pixel>(
     }
 }
 
-/// Stores the patch whose first output is `(x, y)` of a row-major plane at `p` with
-/// rows of `w` elements `row_pitch` apart and `h` rows (rows and columns past the plane
-/// are skipped): groups of 4 in one store where aligned, else one by one. (Positional
-/// arguments rather than a struct: ptxas allocates the fast kernels' registers better.)
+/// Stores a patch row's `Q` sums (4 or 2) at `out` in one store.
 ///
 /// # Safety
-/// `p` holds `h` rows of `row_pitch` writable pixels, aligned to 4 pixels.
+/// `out` points to `Q` writable pixels of global memory, aligned to `Q` pixels.
+#[inline(always)]
+unsafe fn store_group<P: Pixel, const Q: usize>(out: *mut P, v: &[f32; Q]) {
+    // SAFETY: per the contract.
+    unsafe {
+        if Q == 4 {
+            P::store4(out, [v[0], v[1], v[2], v[3]])
+        } else {
+            P::store2(out, [v[0], v[1]])
+        }
+    }
+}
+
+/// Stores the patch whose first output is `(x, y)` of a row-major plane at `p` with
+/// rows of `w` elements `row_pitch` apart and `h` rows (rows and columns past the plane
+/// are skipped): groups of `Q` (4 or 2) in one store where aligned, else one by one.
+/// (Positional arguments rather than a struct: ptxas allocates the fast kernels'
+/// registers better.)
+///
+/// # Safety
+/// `p` holds `h` rows of `row_pitch` writable pixels, aligned to `Q` pixels.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn store<P: Pixel>(
-    acc: &[[f32; QX as usize]],
+pub unsafe fn store<P: Pixel, const Q: usize>(
+    acc: &[[f32; Q]],
     k: u32,
     p: *mut P,
     row_pitch: u32,
@@ -268,16 +306,16 @@ pub unsafe fn store<P: Pixel>(
     x: u32,
     y: u32,
 ) {
-    if k > 1 && row_pitch.is_multiple_of(4) && x + QX <= w && y + k <= h {
-        // The whole patch inside, rows aligned (most threads): a 16-byte store a row and
-        // no test a row; the sums are then complete before the branch, not sunk into
-        // each row's (which reloaded the last plane's taps a row). H200: conv2d_fast
-        // r = 2 161 -> 153 us, conv3d_fast r = 2 816 -> 805. For one row (`k` is a
-        // constant at each call site) the test stays the row's own: image_fast ran
-        // 1-3% slower with both.
+    if k > 1 && row_pitch.is_multiple_of(Q as u32) && x + Q as u32 <= w && y + k <= h {
+        // The whole patch inside, rows aligned (most threads): one store a row and no
+        // test a row; the sums are then complete before the branch, not sunk into each
+        // row's (which reloaded the last plane's taps a row). H200: conv2d_fast r = 2
+        // 161 -> 153 us, conv3d_fast r = 2 816 -> 805. For one row (`k` is a constant at
+        // each call site) the test stays the row's own: image_fast ran 1-3% slower with
+        // both.
         for o in 0..k {
-            // SAFETY: inside the plane, aligned (row_pitch and x multiples of 4).
-            unsafe { P::store4(p.wrapping_add(((y + o) * row_pitch + x) as usize), acc[o as usize]) };
+            // SAFETY: inside the plane, aligned (row_pitch and x multiples of Q).
+            unsafe { store_group::<P, Q>(p.wrapping_add(((y + o) * row_pitch + x) as usize), &acc[o as usize]) };
         }
         return;
     }
@@ -285,11 +323,11 @@ pub unsafe fn store<P: Pixel>(
         let yo = y + o;
         if yo < h {
             let out = p.wrapping_add((yo * row_pitch + x) as usize);
-            if row_pitch.is_multiple_of(4) && x + QX <= w {
-                // SAFETY: inside the plane, aligned (row_pitch and x multiples of 4).
-                unsafe { P::store4(out, acc[o as usize]) };
+            if row_pitch.is_multiple_of(Q as u32) && x + Q as u32 <= w {
+                // SAFETY: inside the plane, aligned (row_pitch and x multiples of Q).
+                unsafe { store_group::<P, Q>(out, &acc[o as usize]) };
             } else {
-                for j in 0..QX {
+                for j in 0..Q as u32 {
                     if x + j < w {
                         // SAFETY: inside the plane.
                         unsafe { P::store1(out.wrapping_add(j as usize), acc[o as usize][j as usize]) };

@@ -29,16 +29,39 @@ pub const fn chunk(r: u32) -> u32 {
         _ => 1024,
     }
 }
+
 /// Columns a thread filters in the row pass (one F4: a warp's 16-byte shared loads of a
-/// row are contiguous, free of bank conflicts).
+/// row are contiguous, free of bank conflicts). Eight columns a thread (two rows a warp,
+/// rows skewed 16 bytes apart on the banks: half the shared bytes an output) ran 2.6-6.1%
+/// slower at every radius (H200, 8192², 3 rounds: r = 16 219.4 -> 225.2 us, r = 32
+/// 383.1 -> 401.1).
 pub const ROW_X: u32 = 4;
-/// Rows of the 4-wide patch a thread sums in the column pass: a warp reads 32 F4s of a
-/// ring row (contiguous, free of bank conflicts) and writes 512 contiguous bytes a row.
-/// Against one column of 16 rows per thread (8192², H200, three runs each, µs: r = 2
-/// 146.0 -> 144.2, r = 8 163.3 -> 162.9, r = 16 247.9 -> 240.4, r = 32 437.4 -> 433.4),
-/// a row of the ring is one 16-byte load for 4 outputs per row rather than 4 scalar
-/// loads, and the stores a quarter of the instructions.
-pub const PATCH_ROWS: u32 = 4;
+
+/// Columns of the patch a thread sums in the column pass: 2 up to r = 16 (one 8-byte load
+/// of a ring row, the patch 8 rows tall; not at r = 12, whose baked taps spill 4 bytes at
+/// 80 registers), else 4 (one 16-byte load, 4 rows). A warp reads a ring row's contiguous
+/// floats and writes a row's contiguous outputs. 2 x 8 against 4 x 4 (H200, 8192², 3
+/// rounds, µs; a build that spent two more instructions a ring row on its wrap select):
+/// r = 2 144.4 -> 143.8, r = 4 147.4 -> 144.9, r = 8 156.2 -> 153.3, r = 16 219.4 ->
+/// 216.0, r = 32 383.1 -> 392.6 (so past r = 16, 4 x 4). Against one column of 16 rows
+/// per thread (three runs each: r = 2 146.0 -> 144.2, r = 8 163.3 -> 162.9, r = 16 247.9
+/// -> 240.4, r = 32 437.4 -> 433.4), a ring row is one load for several outputs a row
+/// rather than scalar loads, and the stores fewer instructions.
+#[inline]
+pub const fn patch_x(r: u32) -> u32 {
+    match r {
+        0..=11 | 13..=16 => 2,
+        _ => 4,
+    }
+}
+
+/// Rows of a thread's column-pass patch: the patches tile a step, `TILE_W / patch_x`
+/// threads across.
+#[inline]
+pub const fn patch_rows(r: u32) -> u32 {
+    STEP * TILE_W / patch_x(r) / THREADS
+}
+
 /// Largest compiled radius.
 pub const MAX_RADIUS: u32 = 32;
 
@@ -108,6 +131,15 @@ pub const fn min_blocks(r: u32) -> u32 {
         2
     }
 }
+
+// Every entry's buffers fit the blocks per SM its launch bounds ask for.
+const _: () = {
+    let mut r = 0;
+    while r <= MAX_RADIUS {
+        assert!(super::shared_fits(4 * shared_floats(r), min_blocks(r)));
+        r += 1;
+    }
+};
 
 /// The table row.
 pub const FAMILY: Family = Family {
