@@ -7,8 +7,9 @@
 //! `cp.async`, issued a step ahead through the mode-aware staging), (2) filters them
 //! along x into the ring of filtered rows (each thread 4 columns from a register window,
 //! `2R+1` FFMAs per output with the taps in uniform registers), and (3) filters
-//! the ring along y into 32 output rows, `lag(R)` steps behind (each thread a 4 x 4
-//! patch, streaming the ring rows under it). Every output costs `2(2R+1)` FMAs; the
+//! the ring along y into 32 output rows, `lag(R)` steps behind (each thread a 2 x 8
+//! patch up to r = 16, else 4 x 4, streaming the ring rows under it: `patch_x`). Every
+//! output costs `2(2R+1)` FMAs; the
 //! intermediate stays in shared memory.
 //! Geometry: `layout::families::conv2d_separable`.
 use crate::device::*;
