@@ -46,6 +46,7 @@ unsafe fn window<const N: usize>(src: *const f32, floats: u32) -> [f32; N] {
 /// As [`window`] for those `Q + 2pd` floats (at most `ROW_WINDOW`).
 #[inline(always)]
 pub unsafe fn filter_row<const R: u32, const Q: usize>(src: *const f32, pd: u32) -> [f32; Q] {
+    const { assert!(Q.is_multiple_of(4)) };
     // SAFETY: forwarded.
     let v = unsafe { window::<ROW_WINDOW>(src, Q as u32 + 2 * pd) };
     let mut acc = [0.0f32; Q];
@@ -276,6 +277,7 @@ pub unsafe fn store_column<P: Pixel>(
 /// `out` points to `Q` writable pixels of global memory, aligned to `Q` pixels.
 #[inline(always)]
 unsafe fn store_group<P: Pixel, const Q: usize>(out: *mut P, v: &[f32; Q]) {
+    const { assert!(Q == 4 || Q == 2) };
     // SAFETY: per the contract.
     unsafe {
         if Q == 4 {
