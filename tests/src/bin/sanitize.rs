@@ -154,8 +154,6 @@ fn run(
     check_against_reference(got.view(), n.view(), m.view(), mode).map_err(|err| format!("{e} {mode:?}: {err}"))
 }
 
-/// Arguments: the families to launch (all if none), e.g. only the ones whose PTX changed
-/// since the last run of every entry.
 /// A family to launch, from an argument `NAME` or `NAME:LO-HI` (its entries of compiled
 /// radius LO..=HI only, so that racecheck's slow runs take the entries a change touched).
 fn parse_only(arg: &str) -> Option<(String, core::ops::RangeInclusive<u32>)> {
@@ -172,6 +170,8 @@ fn parse_only(arg: &str) -> Option<(String, core::ops::RangeInclusive<u32>)> {
         .then(|| (name.to_string(), radii))
 }
 
+/// Arguments: the families to launch (all if none), e.g. only the ones whose PTX changed
+/// since the last run of every entry.
 fn main() {
     let mut only = Vec::new();
     for arg in std::env::args().skip(1) {
@@ -186,12 +186,12 @@ fn main() {
     let gpu = Gpu::new().unwrap_or_else(|e| panic!("sanitize needs a GPU: {e}"));
     let (mut launches, mut entries, mut failures) = (0, 0, Vec::new());
     for (i, &f) in layout::families::ALL.iter().enumerate() {
-        let radii: Vec<_> = only
+        let spans: Vec<_> = only
             .iter()
             .filter(|(n, _)| n == f.name)
             .map(|(_, r)| r.clone())
             .collect();
-        if !only.is_empty() && radii.is_empty() {
+        if !only.is_empty() && spans.is_empty() {
             continue;
         }
         let mut modes = if f.all_modes() {
@@ -206,7 +206,7 @@ fn main() {
         }
         for e in f.entries() {
             // A run-time entry (no compiled radius) is in every span.
-            if !radii.is_empty() && !e.radius.is_none_or(|r| radii.iter().any(|s| s.contains(&r))) {
+            if !spans.is_empty() && !e.radius.is_none_or(|r| spans.iter().any(|s| s.contains(&r))) {
                 continue;
             }
             entries += 1;
