@@ -6,7 +6,8 @@
 //! rows. Each step (1) takes the 32 input rows that arrived in shared memory (16-byte
 //! `cp.async`, issued a step ahead through the mode-aware staging), (2) filters them
 //! along x into the ring of filtered rows (each thread 4 columns from a register window,
-//! `2R+1` FFMAs per output with the taps in uniform registers), and (3) filters
+//! or from r = 16 16 columns streamed through its accumulators: `row_x`; `2R+1` FFMAs
+//! per output with the taps in uniform registers), and (3) filters
 //! the ring along y into 32 output rows, `lag(R)` steps behind (each thread a 2 x 8
 //! patch up to r = 16, else 4 x 4, streaming the ring rows under it: `patch_x`). Every
 //! output costs `2(2R+1)` FMAs; the intermediate stays in shared memory.
@@ -14,45 +15,64 @@
 use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv2d_separable::{
-    barriers_at, chunk, input_floats, lag, min_blocks, pad, patch_rows, patch_x, ring_rows, staged_w, tile_box,
-    tile_map, ROW_X, STEP, THREADS, TILE_W,
+    barriers_at, chunk, input_floats, input_pitch, lag, min_blocks, pad, patch_rows, patch_x, ring_pitch, ring_rows,
+    row_x, tile_box, tile_map, STEP, THREADS, TILE_W,
 };
 use layout::mode::zero_ghosts;
 use layout::tile_map::box_bytes;
 
-/// Threads that share a row in the row pass, and rows they filter at once.
-const ROW_THREADS: u32 = TILE_W / ROW_X;
-const ROWS_AT_ONCE: u32 = THREADS / ROW_THREADS;
-
-const _: () = assert!(ROW_X == patch::QX && THREADS.is_multiple_of(TILE_W) && STEP.is_multiple_of(ROWS_AT_ONCE));
+const _: () = assert!(THREADS.is_multiple_of(TILE_W));
 
 /// Filters the first `rows` (at most 32) staged input rows at `inb` along x into ring
-/// rows `first..first+rows`.
+/// rows `first..first+rows`, each thread `X` (`row_x(R)`) columns of a row at a time.
+/// At 4 a warp filters 128 columns of one row; wider, each 8 threads of a warp (a
+/// quarter-warp's 16-byte access) take 8 rows of one segment, on 8 bank groups (`skew`).
 ///
 /// # Safety
 /// `inb` is a staged buffer (`input_floats(R)`) whose first `rows` rows are staged;
-/// `ring` holds `ring_rows(R)` rows of `TILE_W` floats.
+/// `ring` holds `ring_rows(R)` rows of `ring_pitch(R)` floats.
 #[inline(always)]
-unsafe fn row_pass<const R: u32>(inb: *const f32, ring: *mut f32, first: u32, rows: u32) {
-    let tid = thread_x();
-    let (col, r0) = (ROW_X * (tid % ROW_THREADS), tid / ROW_THREADS);
-    // Rolled for large radii: unrolled, several rows' windows would be live at once.
-    let passes = if R <= 8 {
-        STEP / ROWS_AT_ONCE
+unsafe fn row_pass<const R: u32, const X: usize>(inb: *const f32, ring: *mut f32, first: u32, rows: u32) {
+    let (segments, tid) = (TILE_W / X as u32, thread_x());
+    let at_once = THREADS / segments;
+    // Whole quarter-warps of rows (wide), and passes of whole rows.
+    const { assert!(X == 4 || (THREADS / (TILE_W / X as u32)).is_multiple_of(8)) };
+    const { assert!(STEP.is_multiple_of(THREADS / (TILE_W / X as u32))) };
+    let (col, r0) = if X == 4 {
+        (4 * (tid % segments), tid / segments)
     } else {
-        opaque(STEP / ROWS_AT_ONCE)
+        let quad = tid / 8;
+        (X as u32 * (quad % segments), tid % 8 + 8 * (quad / segments))
+    };
+    // Rolled for large radii: unrolled, several rows' windows would be live at once.
+    let passes = if R <= 8 || at_once == STEP {
+        STEP / at_once
+    } else {
+        opaque(STEP / at_once)
     };
     for it in 0..passes {
-        let row = r0 + it * ROWS_AT_ONCE;
+        let row = r0 + it * at_once;
         if rows < STEP && row >= rows {
-            break; // (the same for the whole warp: a warp filters one row)
+            break; // (at 4 the same for the whole warp: it filters one row)
         }
-        let src = inb.wrapping_add((row * staged_w(R) + col) as usize);
-        // SAFETY: inside the staged row (col + ROW_X + 2·pad <= staged_w), 16-byte aligned.
-        let acc = unsafe { patch::filter_row::<R, 4>(src, pad(R)) };
-        let dst = ring.wrapping_add((((first + row) % ring_rows(R)) * TILE_W + col) as usize);
-        // SAFETY: a ring row's 4 floats, 16-byte aligned.
-        unsafe { *(dst as *mut F4) = F4(acc) };
+        let src = inb.wrapping_add((row * input_pitch(R) + col) as usize);
+        // SAFETY: inside the staged row (col + X + 2·pad <= staged_w), 16-byte aligned.
+        // The same sums either way; at 4 the window held in registers, whose code is the
+        // one measured there.
+        let acc = unsafe {
+            if X == 4 {
+                patch::filter_row::<R, X>(src, pad(R))
+            } else {
+                patch::filter_row_stream::<R, X>(src, pad(R))
+            }
+        };
+        let dst = ring.wrapping_add((((first + row) % ring_rows(R)) * ring_pitch(R) + col) as usize);
+        for q in 0..X / 4 {
+            let f = F4(core::array::from_fn(|e| acc[4 * q + e]));
+            // SAFETY: 4 floats of the ring row's X, 16-byte aligned (pitches and X are
+            // multiples of 4).
+            unsafe { *(dst.wrapping_add(4 * q) as *mut F4) = f };
+        }
     }
 }
 
@@ -80,8 +100,8 @@ unsafe fn column_pass<const R: u32, const Q: usize>(
     // The thread's first ring row is a multiple of k, as is the ring's length: its rows
     // wrap at most once, and each group of k lies on one side of it.
     let r0 = (first + rg * k) % rr;
-    let lo = ring.wrapping_add((r0 * TILE_W + Q as u32 * cg) as usize);
-    let hi = lo.wrapping_sub((rr * TILE_W) as usize);
+    let lo = ring.wrapping_add((r0 * ring_pitch(R) + Q as u32 * cg) as usize);
+    let hi = lo.wrapping_sub((rr * ring_pitch(R)) as usize);
     // The closure takes its bases by value, and the patch's rows as `patch_rows(R)`, not
     // `k` (by reference, or through `k`, LLVM folded each row's offset into its own wrap
     // select: two more instructions a ring row).
@@ -92,7 +112,7 @@ unsafe fn column_pass<const R: u32, const Q: usize>(
             hi
         };
         // SAFETY: ring row (r0 + i) % rr, Q floats of it, aligned to 4Q bytes.
-        unsafe { patch::load::<Q>(b.wrapping_add((i * TILE_W) as usize)) }
+        unsafe { patch::load::<Q>(b.wrapping_add((i * ring_pitch(R)) as usize)) }
     });
     // SAFETY: the kernel's contract covers p and w; rows past `last <= h` are skipped.
     unsafe { patch::store(&acc, k, p, w, w, last, x0 + Q as u32 * cg, y + rg * k) }
@@ -102,7 +122,7 @@ unsafe fn column_pass<const R: u32, const Q: usize>(
 /// `a.input`, `a.output` hold `w·h` floats; `MASK_1D` holds the row taps then the column
 /// taps, `2R+1` each; launched as `layout::families::conv2d_separable` says.
 #[inline(always)]
-unsafe fn separable<const R: u32, const Q: usize>(a: &ConvArgs) {
+unsafe fn separable<const R: u32, const Q: usize, const X: usize>(a: &ConvArgs) {
     let (n, p) = (input(a), output(a));
     let [w, h, _] = a.extent;
     let tid = thread_x();
@@ -144,7 +164,7 @@ unsafe fn separable<const R: u32, const Q: usize>(a: &ConvArgs) {
             channels: 1,
             gx0: x0.wrapping_sub(pad(R)),
             gy0: (y0 + k * STEP).wrapping_sub(R),
-            sw: staged_w(R),
+            sw: input_pitch(R),
             sh: rows,
             mode: a.mode,
             fill: a.fill,
@@ -199,9 +219,9 @@ unsafe fn separable<const R: u32, const Q: usize>(a: &ConvArgs) {
         // SAFETY: buffer k % 2 holds step k's rows; the ring is inside the launch's memory.
         unsafe {
             if trims && k + 1 == steps {
-                row_pass::<R>(inb, ring, k * STEP, tail)
+                row_pass::<R, X>(inb, ring, k * STEP, tail)
             } else {
-                row_pass::<R>(inb, ring, k * STEP, STEP)
+                row_pass::<R, X>(inb, ring, k * STEP, STEP)
             }
         };
         sync_threads(); // the filtered rows are in the ring
@@ -228,7 +248,7 @@ macro_rules! entries {
         #[no_mangle]
         pub unsafe extern "gpu-kernel" fn $name(a: ConvArgs) {
             // SAFETY: forwarded from the entry's contract.
-            unsafe { separable::<$r, { patch_x($r) as usize }>(&a) }
+            unsafe { separable::<$r, { patch_x($r) as usize }, { row_x($r) as usize }>(&a) }
         }
     )*};
 }

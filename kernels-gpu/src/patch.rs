@@ -59,6 +59,35 @@ pub unsafe fn filter_row<const R: u32, const Q: usize>(src: *const f32, pd: u32)
     acc
 }
 
+/// The `Q` outputs of one staged row filtered along x by the row taps, as [`filter_row`]
+/// (the same sums in the same order), streaming the window instead of holding it: each
+/// 16-byte load adds into every output it touches, so `Q` accumulators and one load are
+/// live rather than `Q + 2pd` floats. Loads no tap reads are not issued.
+///
+/// # Safety
+/// As [`filter_row`].
+#[inline(always)]
+pub unsafe fn filter_row_stream<const R: u32, const Q: usize>(src: *const f32, pd: u32) -> [f32; Q] {
+    const { assert!(Q.is_multiple_of(4)) };
+    let mut acc = [0.0f32; Q];
+    // Window floats the taps read: output o reads floats first + o .. first + o + 2R.
+    let first = pd - R;
+    for g in first / 4..(first + Q as u32 + 2 * R).div_ceil(4) {
+        // SAFETY: inside the window (the function's contract), 16-byte aligned.
+        let f = unsafe { *(src.add(4 * g as usize) as *const F4) }.0;
+        for e in 0..4 {
+            let x = 4 * g + e;
+            for o in 0..Q as u32 {
+                let t = x.wrapping_sub(first + o);
+                if t <= 2 * R {
+                    acc[o as usize] = fma(Mask1d::get(t as usize), f[e as usize], acc[o as usize]);
+                }
+            }
+        }
+    }
+    acc
+}
+
 /// The `Q` floats at the shared address `p`: one 16-byte load for 4, one 8-byte load
 /// for 2, else one load each.
 ///

@@ -30,12 +30,48 @@ pub const fn chunk(r: u32) -> u32 {
     }
 }
 
-/// Columns a thread filters in the row pass (one F4: a warp's 16-byte shared loads of a
-/// row are contiguous, free of bank conflicts). Eight columns a thread (two rows a warp,
-/// rows skewed 16 bytes apart on the banks: half the shared bytes an output) ran 2.6-6.1%
-/// slower at every radius (H200, 8192², 3 rounds: r = 16 219.4 -> 225.2 us, r = 32
-/// 383.1 -> 401.1).
-pub const ROW_X: u32 = 4;
+/// Columns a thread filters in the row pass. From r = 16, 16: the thread streams its
+/// row's window through 16 accumulators one 16-byte load at a time, so an output costs
+/// `(16 + 2·pad)/64` loads instead of `(4 + 2·pad)/16` (r = 32: 1.25 against 4.25). ncu at
+/// r = 16 (two launches each): 173.6-179.5 M -> 164.5-169.1 M warp instructions, shared
+/// wavefronts 34.2 M -> 20.7 M (the pipe 65% -> 42% busy). H200, 8192², 3 rounds, µs: r = 16
+/// 206.5 -> 197.8, r = 32 385.7 -> 349.2. From r = 2 (8 wide at r = 9..15) r = 2, 4, 8
+/// ran 1.4-3.1% slower (145.0 -> 147.1, 146.5 -> 151.0, 154.8 -> 158.3), so below
+/// r = 16, 4 (one F4; a warp's loads of a row contiguous). Eight columns with the whole
+/// window in registers (two rows a warp) had run 2.6-6.1% slower at every radius.
+#[inline]
+pub const fn row_x(r: u32) -> u32 {
+    if r >= 16 {
+        16
+    } else {
+        4
+    }
+}
+
+/// Floats added to a staged row's and a ring row's pitch where the row pass is 16 wide:
+/// each 8 threads of a warp's 16-byte load or store (a quarter of the warp) take 8 rows
+/// of one segment, and an odd number of 16-byte units between rows puts them on the 8
+/// bank groups (at a multiple of 128 bytes they would share one).
+#[inline]
+pub const fn skew(r: u32) -> u32 {
+    if row_x(r) > 4 {
+        4
+    } else {
+        0
+    }
+}
+
+/// Floats between two staged input rows (the tensor copy's box width).
+#[inline]
+pub const fn input_pitch(r: u32) -> u32 {
+    staged_w(r) + skew(r)
+}
+
+/// Floats between two ring rows.
+#[inline]
+pub const fn ring_pitch(r: u32) -> u32 {
+    TILE_W + skew(r)
+}
 
 /// Columns of the patch a thread sums in the column pass: 2 up to r = 16 (one 8-byte load
 /// of a ring row, the patch 8 rows tall; not at r = 12, whose baked taps spill 4 bytes at
@@ -89,7 +125,7 @@ pub const fn ring_rows(r: u32) -> u32 {
 /// Shared floats of one staged input buffer.
 #[inline]
 pub const fn input_floats(r: u32) -> u32 {
-    STEP * staged_w(r)
+    STEP * input_pitch(r)
 }
 
 /// Shared floats a block needs: two input buffers (one filtered while the next streams
@@ -103,7 +139,7 @@ pub const fn shared_floats(r: u32) -> u32 {
 /// one `mbarrier` an input buffer, after the ring.
 #[inline]
 pub const fn barriers_at(r: u32) -> u32 {
-    2 * input_floats(r) + ring_rows(r) * TILE_W
+    2 * input_floats(r) + ring_rows(r) * ring_pitch(r)
 }
 
 /// Whether the entry stages its steps with tensor copies where the host gives it a tile
@@ -116,10 +152,10 @@ pub const fn tile_map(r: u32) -> bool {
     r >= 8
 }
 
-/// The box of the tile map: a step's staged rows.
+/// The box of the tile map: a step's staged rows, at their pitch.
 #[inline]
 pub const fn tile_box(r: u32) -> [u32; 3] {
-    [staged_w(r), STEP, 1]
+    [input_pitch(r), STEP, 1]
 }
 
 /// Blocks per SM the launch bounds ask for.
