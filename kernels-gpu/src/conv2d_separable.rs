@@ -9,7 +9,7 @@
 //! or from r = 16 16 columns streamed through its accumulators: `row_x`; `2R+1` FFMAs
 //! per output with the taps in uniform registers), and (3) filters
 //! the ring along y into 32 output rows, `lag(R)` steps behind (each thread a 2 x 8
-//! patch up to r = 16, else 4 x 4, streaming the ring rows under it: `patch_x`). Every
+//! patch, 4 x 4 at r = 12, streaming the ring rows under it: `patch_x`). Every
 //! output costs `2(2R+1)` FMAs; the intermediate stays in shared memory.
 //! Geometry: `layout::families::conv2d_separable`.
 use crate::device::*;

@@ -73,21 +73,22 @@ pub const fn ring_pitch(r: u32) -> u32 {
     TILE_W + skew(r)
 }
 
-/// Columns of the patch a thread sums in the column pass: 2 up to r = 16 (one 8-byte load
-/// of a ring row, the patch 8 rows tall; not at r = 12, whose baked taps spill 4 bytes at
-/// 80 registers), else 4 (one 16-byte load, 4 rows). A warp reads a ring row's contiguous
+/// Columns of the patch a thread sums in the column pass: 2 (one 8-byte load of a ring
+/// row, the patch 8 rows tall) but at r = 12, whose baked taps spill 4 bytes at 80
+/// registers: 4 there (one 16-byte load, 4 rows). A warp reads a ring row's contiguous
 /// floats and writes a row's contiguous outputs. 2 x 8 against 4 x 4 (H200, 8192², 3
 /// rounds, µs): r = 2 143.4 -> 143.0, r = 4 144.7 -> 144.2, r = 8 154.8 -> 153.4, r = 16
-/// 214.7 -> 207.4; at r = 32 a build whose wrap select cost two more instructions a ring
-/// row ran 383.1 -> 392.6 (at r = 16 219.4 -> 216.0), so past r = 16, 4 x 4. Against one
-/// column of 16 rows per thread (three runs each: r = 2 146.0 -> 144.2, r = 8 163.3 ->
-/// 162.9, r = 16 247.9 -> 240.4, r = 32 437.4 -> 433.4), a ring row is one load for
-/// several outputs a row rather than scalar loads, and the stores fewer instructions.
+/// 214.7 -> 207.4, r = 32 (with the 16-wide row pass) 349.2 -> 345.2; before that row
+/// pass, a build whose wrap select cost two more instructions a ring row ran r = 32
+/// 383.1 -> 392.6. Against one column of 16 rows per thread (three runs each: r = 2
+/// 146.0 -> 144.2, r = 8 163.3 -> 162.9, r = 16 247.9 -> 240.4, r = 32 437.4 -> 433.4),
+/// a ring row is one load for several outputs a row rather than scalar loads, and the
+/// stores fewer instructions.
 #[inline]
 pub const fn patch_x(r: u32) -> u32 {
     match r {
-        0..=11 | 13..=16 => 2,
-        _ => 4,
+        12 => 4,
+        _ => 2,
     }
 }
 
