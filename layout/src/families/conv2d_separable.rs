@@ -19,14 +19,16 @@ pub const STEP: u32 = 32;
 /// 152 / r = 4 154 / r = 32 459, 512 rows 160 / 157 / 441-448, 1024 rows 175 / 182 /
 /// 435; r = 8 163 with 256 or 512, r = 16 244 with 512, 246 with 256). Since the last
 /// step stages only the rows read, 128 rows gain about 1% at r = 2 and 4 (147.2 ->
-/// 145.8, 148.6 -> 146.5; r = 8 on 512 rows 162.8 -> 164.0: three runs each).
+/// 145.8, 148.6 -> 146.5; r = 8 on 512 rows 162.8 -> 164.0: three runs each). Past
+/// r = 16, 2048 rows (the lag's 2 steps are half the share of a chunk's 64, and 8192²
+/// is one wave of 256 blocks at 2 an SM): r = 32 346.9 -> 338.8 (3 rounds).
 #[inline]
 pub const fn chunk(r: u32) -> u32 {
     match r {
         0..=4 => 128,
         5..=8 => 256,
         9..=16 => 512,
-        _ => 1024,
+        _ => 2048,
     }
 }
 
