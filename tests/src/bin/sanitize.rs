@@ -25,7 +25,7 @@ fn shape(f: &Family, loops: bool, aligned: bool) -> Vec<usize> {
         (2, true) if aligned => vec![577, 2000],
         // 16 x 19 tiles of 128 x 32.
         (2, true) if !f.separable => vec![577, 2001],
-        // Two 512-row chunks of two 128-column strips.
+        // Two 512-row chunks of two 128-column strips (one 2048-row chunk past r = 16).
         (2, true) => vec![600, 131],
         (3, _) if aligned => vec![45, 37, 260],
         // Several chunks of depth, two 32-row tiles, two 128-wide tiles.
