@@ -539,6 +539,44 @@ fn correlate_on_device(gpu: &Gpu, n: ArrayViewD<f32>, m: ArrayViewD<f32>, mode: 
     (ran, dp.to_host().unwrap())
 }
 
+/// `conv2d_separable` past r = 16 walks chunks of 2048 rows (`layout`'s `chunk`), which
+/// the proptests' arrays never fill: an image of three chunks (the last 70 rows) and four
+/// strips and a bit, at r = 17 and 32, under zero ghost cells (every step by tensor
+/// copies), reflect (only the blocks away from every edge by them) and a constant.
+/// Checked against the reference over the rows around each chunk's first row and the
+/// image's last, each range's reference from the input rows it reads (rows `r` beyond it,
+/// or the image's edge), so that those modes' ghost cells are the image's own (wrap's,
+/// from the far edge, are not: the proptests and `tensor_copied_tiles_every_mode` have it).
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn conv2d_separable_chunks_past_r16() {
+    let gpu = gpu();
+    let (h, w) = (2 * 2048 + 70, 4 * 128 + 4);
+    let n = random_array(IxDyn(&[h, w]), 190);
+    for r in [17usize, 32] {
+        let axes = [191, 192].map(|seed| gpuconv_tests::random_vec(2 * r + 1, seed + r as u64));
+        let m = gpuconv_tests::outer(&axes);
+        for mode in [Mode::Zero, Mode::Reflect, Mode::Constant(2.5)] {
+            let variant = Variant::Conv2dSeparable;
+            let got = gpu.correlate(n.view(), m.view(), Options { variant, mode }).unwrap();
+            for (a, b) in [(0usize, 64), (2048 - 64, 2048 + 64), (4096 - 64, h)] {
+                let (lo, hi) = (a.saturating_sub(r), (b + r).min(h));
+                let rows = n.slice(s![lo..hi, ..]).into_dyn();
+                let want = reference::correlate(rows.view(), m.view(), mode);
+                let abs = reference::correlate_abs(rows, m.view(), mode);
+                let keep = s![a - lo..b - lo, ..];
+                let at = check_close(got.slice(s![a..b, ..]), want.slice(keep), abs.slice(keep), m.len());
+                if let Err(e) = at {
+                    panic!("conv2d_separable r = {r}, {mode:?}, rows {a}..{b}: {e}");
+                }
+            }
+        }
+    }
+}
+
 /// `conv2d_fast` from r = 3 stages the tiles of f32 rows a multiple of 4 floats with
 /// tensor copies (TMA, whose out-of-bounds cells read 0); under every other mode its
 /// border tiles are staged by copies beside them. Every mode (constant fills 0, -0 and
