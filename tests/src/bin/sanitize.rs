@@ -15,18 +15,21 @@ use ndarray::IxDyn;
 /// `aligned`: rows a multiple of 4 floats (not of a tile), which `conv2d_fast`,
 /// `conv2d_separable` and the 3D walks stage with tensor copies (their layouts'
 /// `tile_map`); 3D: three 128-wide tiles across, one on neither side.
-fn shape(f: &Family, loops: bool, aligned: bool) -> Vec<usize> {
+/// `r`: the mask's x radius (the separable family's chunks grow with it).
+fn shape(f: &Family, loops: bool, aligned: bool, r: u32) -> Vec<usize> {
+    // Two chunks of the separable family's rows: 512 up to r = 16, 2048 past it.
+    let two_chunks = layout::families::conv2d_separable::chunk(r).max(512) as usize + 88;
     match (f.dim, loops) {
         (1, false) => vec![3001],
         (1, true) => vec![1_500_001],
         (2, false) if aligned => vec![67, 260],
         (2, false) => vec![67, 259],
-        (2, true) if aligned && f.separable => vec![600, 132],
+        (2, true) if aligned && f.separable => vec![two_chunks, 132],
         (2, true) if aligned => vec![577, 2000],
         // 16 x 19 tiles of 128 x 32.
         (2, true) if !f.separable => vec![577, 2001],
-        // Two 512-row chunks of two 128-column strips (one 2048-row chunk past r = 16).
-        (2, true) => vec![600, 131],
+        // Two chunks of two 128-column strips.
+        (2, true) => vec![two_chunks, 131],
         (3, _) if aligned => vec![45, 37, 260],
         // Several chunks of depth, two 32-row tiles, two 128-wide tiles.
         _ => vec![45, 37, 131],
@@ -136,7 +139,7 @@ fn run(
 ) -> Result<(), String> {
     assert_eq!(f.entry(radius), *e, "{e}: radii {radius:?} reach another entry");
     let v = Variant::from_name(f.name).expect("a variant per family");
-    let shape = shape(f, loops, aligned);
+    let shape = shape(f, loops, aligned, radius[0]);
     let n = random_array(IxDyn(&shape), seed);
     let mask_shape: Vec<usize> = (0..f.dim).rev().map(|a| 2 * radius[a] as usize + 1).collect();
     let m = if f.separable {
@@ -227,7 +230,9 @@ fn main() {
                 }
                 // Every mode on the small shapes; the ring's wrap-around on a large one.
                 // The separable family: its chunks' seams on a tall shape for small radii,
-                // and two modes past radius 8 (the f64 reference of a 65 x 65 mask is slow).
+                // and two modes past radius 8 (the f64 reference of a 65 x 65 mask is slow);
+                // past r = 16, whose chunks are 2048 rows, two of them by tensor copies and
+                // by threads.
                 let large = (f.name.ends_with("_fast") || (f.separable && r[0] <= 4)).then_some((Mode::Zero, true));
                 let modes: &[Mode] = if f.separable && r[0] > 8 {
                     &[Mode::Zero, Mode::Reflect]
@@ -244,6 +249,8 @@ fn main() {
                     cases.extend(modes.iter().map(|&m| (m, (false, true))));
                     if !f.separable {
                         cases.extend([(Mode::Zero, (true, true)), (Mode::Reflect, (true, true))]);
+                    } else if r[0] > 16 {
+                        cases.extend([(Mode::Zero, (true, true)), (Mode::Reflect, (true, false))]);
                     }
                 }
                 for (mode, shape) in cases {
