@@ -553,8 +553,11 @@ fn correlate_on_device(gpu: &Gpu, n: ArrayViewD<f32>, m: ArrayViewD<f32>, mode: 
     ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
 )]
 fn conv2d_separable_chunks_past_r16() {
+    use layout::families::conv2d_separable::{chunk, TILE_W};
     let gpu = gpu();
-    let (h, w) = (2 * 2048 + 70, 4 * 128 + 4);
+    let c = chunk(17) as usize;
+    assert_eq!(c, chunk(32) as usize, "one chunk length past r = 16");
+    let (h, w) = (2 * c + 70, 4 * TILE_W as usize + 4);
     let n = random_array(IxDyn(&[h, w]), 190);
     for r in [17usize, 32] {
         let axes = [191, 192].map(|seed| gpuconv_tests::random_vec(2 * r + 1, seed + r as u64));
@@ -562,7 +565,7 @@ fn conv2d_separable_chunks_past_r16() {
         for mode in [Mode::Zero, Mode::Reflect, Mode::Constant(2.5)] {
             let variant = Variant::Conv2dSeparable;
             let got = gpu.correlate(n.view(), m.view(), Options { variant, mode }).unwrap();
-            for (a, b) in [(0usize, 64), (2048 - 64, 2048 + 64), (4096 - 64, h)] {
+            for (a, b) in [(0, 64), (c - 64, c + 64), (2 * c - 64, h)] {
                 let (lo, hi) = (a.saturating_sub(r), (b + r).min(h));
                 let rows = n.slice(s![lo..hi, ..]).into_dyn();
                 let want = reference::correlate(rows.view(), m.view(), mode);

@@ -17,7 +17,8 @@ use ndarray::IxDyn;
 /// `tile_map`); 3D: three 128-wide tiles across, one on neither side.
 /// `r`: the mask's x radius (the separable family's chunks grow with it).
 fn shape(f: &Family, loops: bool, aligned: bool, r: u32) -> Vec<usize> {
-    // Two chunks of the separable family's rows: 512 up to r = 16, 2048 past it.
+    // At least two chunks of the separable family's rows (at most 512 up to r = 16, 2048
+    // past it).
     let two_chunks = layout::families::conv2d_separable::chunk(r).max(512) as usize + 88;
     match (f.dim, loops) {
         (1, false) => vec![3001],
