@@ -327,12 +327,15 @@ const SM90_MAX_SHARED: u32 = 227 * 1024;
 fn launch_shapes_cover_every_output_and_fit_the_gpu() {
     let shapes: [&[&[usize]]; 3] = [
         &[&[1], &[3], &[1023], &[1024], &[1025], &[100_000]],
-        &[&[1, 1], &[31, 33], &[32, 128], &[33, 129], &[1000, 3]],
+        &[&[1, 1], &[31, 33], &[32, 128], &[33, 129], &[1000, 3], &[4200, 130]],
         &[&[1, 1, 1], &[7, 9, 33], &[65, 17, 129], &[130, 3, 2]],
     ];
     for v in arrays() {
         let dim = v.dim();
-        for r in [0u32, 1, 3].into_iter().filter(|&r| r as usize <= v.max_radius().0) {
+        for r in [0u32, 1, 3, 16, 17, 32]
+            .into_iter()
+            .filter(|&r| r as usize <= v.max_radius().0)
+        {
             for shape in shapes[dim - 1] {
                 let s = launch_shape(v, shape, iso(dim, r)).unwrap();
                 assert!(s.threads() <= 1024 && s.threads() > 0, "{v}: {s:?}");
