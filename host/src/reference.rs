@@ -55,8 +55,9 @@ fn sources(o: usize, n: usize, k: usize, mode: Mode) -> Vec<Option<usize>> {
         .collect()
 }
 
-/// The correlation and its terms' magnitudes (both summed in f64), the shape of `n`.
-fn correlate_with_abs<D: Dimension>(
+/// [`correlate`] and [`correlate_abs`] in one pass (both summed in f64), the shape of
+/// `n`: a check that needs both computes the sums once.
+pub fn correlate_with_abs<D: Dimension>(
     n: ArrayView<f32, D>,
     m: ArrayView<f32, D>,
     mode: Mode,
