@@ -17,8 +17,9 @@ pub type Acc = [[f32; QX as usize]; MAX_ROWS];
 /// A patch of zeros.
 pub const ZERO: Acc = [[0.0; QX as usize]; MAX_ROWS];
 
-/// Floats of the widest row window read at once: `conv2d_separable`'s row pass at its
-/// largest radius (`QX + 2·pad`).
+/// Floats of the widest row window [`filter_row`] may hold: `QX + 2·pad` at
+/// `conv2d_separable`'s largest radius, an upper bound (from r = 16 that row pass streams
+/// its window instead, `filter_row_stream`).
 const ROW_WINDOW: usize = (QX + 2 * layout::families::pad(layout::families::conv2d_separable::MAX_RADIUS)) as usize;
 
 /// The `floats` staged floats from `src` (a multiple of 4, at most `N`) in registers, read
