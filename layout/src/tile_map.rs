@@ -25,7 +25,7 @@ pub const fn box_bytes([x, y, z]: [u32; 3]) -> u32 {
 /// The box the entries of `family` at radius `r` (for `channels` interleaved channels)
 /// read with one tensor copy, or `None` where they take none: `conv2d_fast` and
 /// `image_patches` from their persistent radii, `conv2d_separable` from r = 8, the 3D
-/// walks' planes at `conv3d_fast` r = 1 and `conv3d_separable` r = 2 (their layouts'
+/// walks' planes at `conv3d_fast` r = 1 and `conv3d_separable` from r = 2 (their layouts'
 /// `tile_map`). The host encodes the map from it; the sanitizer covers them.
 pub fn tile_box(family: &str, r: u32, channels: u32) -> Option<[u32; 3]> {
     use crate::families::{conv2d_fast, conv2d_separable, conv3d_fast, conv3d_separable};

@@ -622,7 +622,7 @@ fn tensor_copied_tiles_every_mode() {
         every_mode(&n, &m, Variant::Conv2dSeparable, format!("conv2d_separable r = {r}"));
     }
     // The 3D walks copy each plane by a tensor copy where their radius takes them
-    // (`conv3d_fast` r = 1, `conv3d_separable` r = 2; the others stage by threads), in
+    // (`conv3d_fast` r = 1, `conv3d_separable` from r = 2; the others stage by threads), in
     // every mode: the threads then write the ghost cells, and windows on no x side copy
     // as many of their own cells onto themselves (300 columns: a column of tiles on
     // each side and one inside, as the rows); volumes smaller than the mask and than one
