@@ -160,6 +160,10 @@ pub const fn plane_floats(r: u32) -> u32 {
 /// copies. At r = 1 alone: there every mode's ghost cells stay within 5% of zero's time
 /// on the copies (the thirty-fifth session); at r = 2 wrap took 1.075x, and r = 3
 /// spilled (the balanced walks, r >= 2, held the next unit across the copied segment).
+/// Taken in chunks instead (no spill), with the taps baked, r = 2, 3 ran zero 4-6% faster
+/// but the mapping modes slower than by threads (the fiftieth session, H200, 512^3, us:
+/// r = 2 710 -> 668-671, nearest 710 -> 721, wrap 710 -> 750; r = 3 1944-1958 ->
+/// 1875-1880, nearest 1993).
 #[inline]
 pub const fn tile_map(r: u32) -> bool {
     r == 1
