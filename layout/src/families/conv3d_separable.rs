@@ -218,7 +218,9 @@ pub const fn shared_floats(r: u32) -> u32 {
 /// since the walk's group table evened out the blocks (twentieth session, A/B run 6:
 /// 334.2 / 327.3 / 325.8 us in 1 / 2 / 3; before it 344-346 / 346 / 346-348), else 1: at
 /// r = 3, 4 they add halo planes (run 6: r = 3 409.7 / 417.1 / 422.8, r = 4 486.1 / 488.4 /
-/// 494.0). One wave at r = 1, 2 (thirtieth session): 339.9 / 335.8 against 317.4 / 326.4.
+/// 494.0); on tensor copies too (the fiftieth session's run 6: r = 3 308.0 / 309.9-313.0 /
+/// 313.3-314.6, r = 4 343.6 / 344.3-345.1 / 359.4-363.6 in 1 / 2 / 3). One wave at r = 1,
+/// 2 (thirtieth session): 339.9 / 335.8 against 317.4 / 326.4.
 #[inline]
 pub const fn waves(r: u32) -> u32 {
     if r <= 2 {
