@@ -13,8 +13,9 @@ use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv2d_fast::{
     baked_min_blocks, band_h, bands, barrier_after_copy, barriers_at, border_tiles_by_copy, buffer_floats, byte_ghosts,
-    byte_ring, min_blocks, pad, persistent, raw_floats, rows_per_thread, staged_w, stages, tile_box, tile_h, tile_map,
-    BYTE_WORDS, QX, THREADS_X, THREADS_Y, TILE_W,
+    byte_qx, byte_ring, byte_rows, byte_slot_floats, byte_staged_w, byte_tile_h, byte_tile_w, min_blocks, pad,
+    persistent, rows_per_thread, staged_w, stages, tile_box, tile_h, tile_map, BYTE_WORDS, MAX_RADIUS, QX, THREADS_X,
+    THREADS_Y, TILE_W,
 };
 use layout::mode::zero_ghosts;
 use layout::tile_map::box_bytes;
@@ -68,11 +69,17 @@ unsafe fn compute<const R: u32, const C: u32, P: Pixel>(
     }
 }
 
+/// Outputs a thread holds across in a byte-ring tile at most (`byte_qx`).
+const BYTE_QX_MAX: usize = 2 * QX as usize;
+
 /// [`compute`] for a u8 tile staged as bytes in the raw slot at `raw` (rows `sw` bytes
 /// apart): each thread loads the words its window reads and widens them in registers
 /// (`device::widen_bytes`), so the tile is never widened into a buffer and the window
-/// loads a quarter of the shared bytes. Its ghost cells were staged as bytes: the fill
-/// of a constant mode is a byte value (`byte_ghosts`).
+/// loads a quarter of the shared bytes. A thread filters `byte_qx` outputs across and
+/// `byte_rows` down, one row after another: an output row is stored once its last input
+/// row is in, so only `2R + 1` rows of sums are live (a whole 8-wide patch would not fit
+/// the entry's 64 registers). Its ghost cells were staged as bytes: the fill of a
+/// constant mode is a byte value (`byte_ghosts`).
 ///
 /// # Safety
 /// As [`compute`]; `raw` holds the tile's landed bytes.
@@ -83,16 +90,16 @@ unsafe fn compute_bytes<const R: u32, const C: u32, P: Pixel>(
     (w, h, row_pitch): (u32, u32, u32),
     (x0, y0): (u32, u32),
 ) {
-    let k = rows_per_thread(R, C);
-    let (sw, pd) = (staged_w(R, C, 1), pad(R, C, 1));
+    let (k, bq) = (byte_rows(R, C), byte_qx(R, C));
+    let (sw, pd) = (byte_staged_w(R, C), pad(R, C, 1));
     let (tx, ty) = (thread_x(), thread_y());
-    let first = raw + (ty * k) * sw + QX * tx;
-    // The words holding the window's columns taps read: pd - R·C ..= pd + QX - 1 + R·C.
-    let (q0, q1) = ((pd - R * C) / 4, (pd + QX - 1 + R * C) / 4);
-    let mut acc = [patch::ZERO];
-    let (x, y) = (x0 + QX * tx, y0 + ty * k);
-    let tap = |_, fr: usize, fc: usize| Mask2d::get(fr * (2 * R as usize + 1) + fc);
-    patch::accumulate_rows::<R, C>(pd, k, R > 4, &mut acc, 1, tap, |i| {
+    let first = raw + (ty * k) * sw + bq * tx;
+    // The words holding the window's columns taps read: pd - R·C ..= pd + bq - 1 + R·C.
+    let (q0, q1) = ((pd - R * C) / 4, (pd + bq - 1 + R * C) / 4);
+    let (x, y) = (x0 + bq * tx, y0 + ty * k);
+    // Output row o sums in place o % (2R + 1) from its first input row (o) to its last.
+    let mut acc = [[0.0f32; BYTE_QX_MAX]; 2 * MAX_RADIUS as usize + 1];
+    for i in 0..k + 2 * R {
         let mut v = [0.0f32; 40];
         for q in q0..=q1 {
             // SAFETY: word q of the thread's window in staged row ty·k + i of the landed
@@ -100,7 +107,7 @@ unsafe fn compute_bytes<const R: u32, const C: u32, P: Pixel>(
             let word = unsafe { load_shared_u32(first + i * sw + 4 * q) };
             // The second word through the conversion pipe, the others without it: the
             // issue is the bound, and the pipe holds only the stores' F2IP beside it (H200,
-            // 8192² × 3, r = 1: 198.8 -> 194.7 µs; every word through it: 223.8).
+            // 8192² × 3, r = 1, 4-wide: 198.8 -> 194.7 µs; every word through it: 223.8).
             let f = if q == q0 + 1 {
                 widen_bytes_cvt(word)
             } else {
@@ -108,10 +115,63 @@ unsafe fn compute_bytes<const R: u32, const C: u32, P: Pixel>(
             };
             v[4 * q as usize..4 * q as usize + 4].copy_from_slice(&f);
         }
-        v
-    });
-    // SAFETY: the kernel's contract covers p, w, h and row_pitch.
-    unsafe { patch::store(&acc[0], k, p, row_pitch, w, h, x, y) }
+        // Input row i feeds output row o through mask row i - o.
+        for o in i.saturating_sub(2 * R)..=i.min(k - 1) {
+            let (fr, a) = (i - o, &mut acc[(o % (2 * R + 1)) as usize]);
+            for fc in 0..2 * R + 1 {
+                let m = Mask2d::get((fr * (2 * R + 1) + fc) as usize);
+                for j in 0..bq as usize {
+                    a[j] = fma(m, v[(pd - R * C + fc * C) as usize + j], a[j]);
+                }
+            }
+        }
+        if i >= 2 * R {
+            let o = i - 2 * R;
+            let a = &mut acc[(o % (2 * R + 1)) as usize];
+            // SAFETY: the kernel's contract covers p, w, h and row_pitch.
+            unsafe { store_row(a, bq, p, row_pitch, (w, h), (x, y + o)) };
+            *a = [0.0; BYTE_QX_MAX];
+        }
+        // SAFETY: an empty statement; as a memory clobber it keeps LLVM from hoisting
+        // later rows' loads above this row's taps (their windows would take the
+        // registers the sums need).
+        unsafe { core::arch::asm!("", options(nostack, preserves_flags)) };
+    }
+}
+
+/// Stores the first `n` (a multiple of 4) sums of `v` from `(x, y)` of a row-major plane
+/// at `p` (`w` × `h`, rows `row_pitch` apart; outputs past it are skipped): 4 in one
+/// store where aligned.
+///
+/// # Safety
+/// `p` holds `h` rows of `row_pitch` writable pixels, aligned to 4 pixels.
+#[inline(always)]
+unsafe fn store_row<P: Pixel>(
+    v: &[f32; BYTE_QX_MAX],
+    n: u32,
+    p: *mut P,
+    row_pitch: u32,
+    (w, h): (u32, u32),
+    (x, y): (u32, u32),
+) {
+    if y >= h {
+        return;
+    }
+    let out = p.wrapping_add((y * row_pitch + x) as usize);
+    for g in 0..(n / 4) as usize {
+        let (xg, at) = (x + 4 * g as u32, out.wrapping_add(4 * g));
+        if row_pitch.is_multiple_of(4) && xg + 4 <= w {
+            // SAFETY: inside the plane, aligned (row_pitch and x multiples of 4).
+            unsafe { P::store4(at, [v[4 * g], v[4 * g + 1], v[4 * g + 2], v[4 * g + 3]]) };
+        } else {
+            for j in 0..4 {
+                if xg + j < w {
+                    // SAFETY: inside the plane.
+                    unsafe { P::store1(at.wrapping_add(j as usize), v[4 * g + j as usize]) };
+                }
+            }
+        }
+    }
 }
 
 /// Bytes of a pixel: the staged geometry's (`layout::families::conv2d_fast::pad`).
@@ -134,7 +194,7 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
     [w, h, planes]: [u32; 3],
     row_pitch: u32,
 ) {
-    let (n, p) = (a.input as *const P, a.output as *mut P);
+    let p = a.output as *mut P;
     let plane_len = row_pitch as usize * h as usize;
     let grid = [w.div_ceil(TILE_W), h.div_ceil(tile_h(R, C)), planes];
     // Both callbacks see tiles block_x, block_x + grid, ... in order: one cursor each,
@@ -154,26 +214,12 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
     let (mut staged, computed) = (cursor(), core::cell::Cell::new(cursor()));
     let tid = thread_y() * THREADS_X + thread_x();
     let pd = pad(R, C, bytes::<P>());
-    let window = |[tx, ty, z]: [u32; 3]| stage::Window {
-        plane: n.wrapping_add(z as usize * plane_len),
-        row_pitch,
-        w,
-        h,
-        channels: C,
-        gx0: (tx * TILE_W).wrapping_sub(pd),
-        gy0: (ty * tile_h(R, C)).wrapping_sub(R),
-        sw: staged_w(R, C, bytes::<P>()),
-        sh: tile_h(R, C) + 2 * R,
-        mode: a.mode,
-        fill: a.fill,
-        ghost: false,
-        unread: pd - R * C,
-        inline_border: false,
-    };
-    if byte_ring(R, bytes::<P>()) > 0 && byte_ghosts(a.mode, a.fill) {
+    if byte_ring(R, C, bytes::<P>()) > 0 && byte_ghosts(a.mode, a.fill) {
         // SAFETY: forwarded; u8 tiles at r <= 1 (a ring of raw slots), ghost cells bytes.
-        return unsafe { byte_tiles::<R, C, P>(a, grid, (w, h, row_pitch, plane_len), window, tid) };
+        return unsafe { byte_tiles::<R, C, P>(a, planes, (w, h, row_pitch, plane_len), tid) };
     }
+    let geometry = (TILE_W, tile_h(R, C), staged_w(R, C, bytes::<P>()));
+    let window = |tile| window::<R, C, P>(a, (w, h, row_pitch, plane_len), geometry, tile);
     // Whether the tile in flight was copied as bytes (`stage::bytes16`): only with one
     // buffer (r <= 2; at r <= 1 u8 tiles come here under a constant fill that is not a
     // byte value), where the tile staged is the tile landed; the bytes land in the raw
@@ -303,8 +349,38 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
     )
 }
 
+/// The staged window of tile `(tx, ty)` of plane `z`, tiles `tw` × `th` staged in rows of
+/// `sw` with `pad` cells of halo before them and `R` rows above: `pad - R·C` cells at
+/// each end of a row no tap reads.
+#[inline(always)]
+fn window<const R: u32, const C: u32, P: Pixel>(
+    a: &ConvArgs,
+    (w, h, row_pitch, plane_len): (u32, u32, u32, usize),
+    (tw, th, sw): (u32, u32, u32),
+    [tx, ty, z]: [u32; 3],
+) -> stage::Window<P> {
+    let pd = pad(R, C, bytes::<P>());
+    stage::Window {
+        plane: (a.input as *const P).wrapping_add(z as usize * plane_len),
+        row_pitch,
+        w,
+        h,
+        channels: C,
+        gx0: (tx * tw).wrapping_sub(pd),
+        gy0: (ty * th).wrapping_sub(R),
+        sw,
+        sh: th + 2 * R,
+        mode: a.mode,
+        fill: a.fill,
+        ghost: false,
+        unread: pd - R * C,
+        inline_border: false,
+    }
+}
+
 /// [`tiles`] for u8 tiles at r <= 1: persistent blocks keep a ring of `byte_ring` raw
-/// slots, each a tile's bytes, and compute each tile from them ([`compute_bytes`]), so the
+/// slots, each a tile's bytes (`byte_tile_w` × `byte_tile_h`), and compute each tile from
+/// them ([`compute_bytes`]), so the
 /// next tiles' copies fly while a block filters one. Tiles inside the image with 16-byte
 /// aligned rows are copied as they are ([`stage::bytes16`]); at the borders the groups
 /// inside are ([`stage::bytes16_inside`]), and the rest staged cell by cell once the tile
@@ -312,18 +388,19 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
 /// their turn comes ([`stage::bytes_window`]), and wait for their loads.
 ///
 /// # Safety
-/// As [`tiles`]; `grid` its tiles, `window(tile)` a tile's window.
+/// As [`tiles`] for `planes` planes.
 #[inline(always)]
 unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
     a: &ConvArgs,
-    grid: [u32; 3],
+    planes: u32,
     (w, h, row_pitch, plane_len): (u32, u32, u32, usize),
-    window: impl Fn([u32; 3]) -> stage::Window<P>,
     tid: u32,
 ) {
     let p = a.output as *mut P;
-    // A slot holds a tile's bytes: its raw area.
-    let slot = raw_floats(R, C, 1);
+    let geometry = (byte_tile_w(R, C), byte_tile_h(R, C), byte_staged_w(R, C));
+    let grid = [w.div_ceil(geometry.0), h.div_ceil(geometry.1), planes];
+    let window = |tile| window::<R, C, P>(a, (w, h, row_pitch, plane_len), geometry, tile);
+    let slot = byte_slot_floats(R, C);
     // What a ghost cell that reads no element holds: a byte value (`byte_ghosts`).
     let ghost = if a.mode == layout::mode::code::CONSTANT {
         a.fill as u32
@@ -338,7 +415,7 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
     // How a tile is staged is worked out again from its window when it lands (a few
     // uniform compares), rather than remembered per slot (bookkeeping that cost more).
     pipelined_tiles(
-        byte_ring(R, 1),
+        byte_ring(R, C, 1),
         grid[0] * grid[1] * grid[2],
         slot,
         #[inline(always)]
@@ -372,7 +449,7 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
             let mut cursor = computed.get();
             let [tx, ty, z] = cursor.advance();
             computed.set(cursor);
-            let (x0, y0) = (tx * TILE_W, ty * tile_h(R, C));
+            let (x0, y0) = (tx * geometry.0, ty * geometry.1);
             let out = p.wrapping_add(z as usize * plane_len);
             // SAFETY: the slot's bytes landed before the barrier.
             unsafe { compute_bytes::<R, C, P>(shared_addr(s), out, (w, h, row_pitch), (x0, y0)) }

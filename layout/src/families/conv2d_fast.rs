@@ -168,22 +168,70 @@ pub const fn raw_floats(r: u32, c: u32, bytes: u32) -> u32 {
 /// each thread widening the words its window reads in registers
 /// (`conv2d_fast::compute_bytes`). Every tile is staged as bytes, border tiles with their
 /// ghost cells (`stage::bytes16_edges`), where those are bytes ([`byte_ghosts`]); else
-/// the tiles take the f32 path. H200, 8192² × 3 u8, r = 1: see
+/// the tiles take the f32 path. 3 slots of the 4-wide tiles, 2 of the wider ones
+/// ([`byte_qx`]), whose 3 would leave 3 blocks an SM. H200, 8192² × 3 u8, r = 1: see
 /// `image_patches::U8_AUTO_RADII`.
 #[inline]
-pub const fn byte_ring(r: u32, bytes: u32) -> u32 {
-    if bytes == 1 && r <= 1 {
-        BYTE_RING
-    } else {
-        0
+pub const fn byte_ring(r: u32, c: u32, bytes: u32) -> u32 {
+    match (bytes, r) {
+        (1, 0..=1) if byte_qx(r, c) > QX => 2,
+        (1, 0..=1) => 3,
+        _ => 0,
     }
 }
 
-/// Depth of the ring of raw slots.
-pub const BYTE_RING: u32 = 3;
+/// Outputs a thread filters across in a tile of the byte ring: 8 bytes with interleaved
+/// channels at r = 1, where a 4-wide window row of 4 + 2·r·c bytes took 3 words widened
+/// for 4 outputs (the widening was half the instructions of the sums); 8 wide, 4 words
+/// for 8. 4 elsewhere (one channel keeps 48 registers at 5 blocks an SM).
+#[inline]
+pub const fn byte_qx(r: u32, c: u32) -> u32 {
+    if r == 1 && c > 1 {
+        2 * QX
+    } else {
+        QX
+    }
+}
+
+/// Output rows a thread filters down a byte-ring tile, one after another: the rows of its
+/// `f32` patch ([`rows_per_thread`]).
+#[inline]
+pub const fn byte_rows(r: u32, c: u32) -> u32 {
+    rows_per_thread(r, c)
+}
+
+/// Width in bytes of a byte-ring tile: a warp across.
+#[inline]
+pub const fn byte_tile_w(r: u32, c: u32) -> u32 {
+    THREADS_X * byte_qx(r, c)
+}
+
+/// Height of a byte-ring tile.
+#[inline]
+pub const fn byte_tile_h(r: u32, c: u32) -> u32 {
+    THREADS_Y * byte_rows(r, c)
+}
+
+/// Bytes of a staged row of a byte-ring tile: the tile and its halos (16-byte aligned).
+#[inline]
+pub const fn byte_staged_w(r: u32, c: u32) -> u32 {
+    byte_tile_w(r, c) + 2 * pad(r, c, 1)
+}
+
+/// Shared floats of a slot of the byte ring: a staged tile's bytes.
+#[inline]
+pub const fn byte_slot_floats(r: u32, c: u32) -> u32 {
+    byte_staged_w(r, c) * (byte_tile_h(r, c) + 2 * r) / 4
+}
+
+/// Tiles of the byte ring of a plane of `bytes` (a row's pixels times channels) × `h`.
+pub fn byte_tiles(bytes: usize, h: u32, r: u32, c: u32) -> Result<usize, ShapeError> {
+    Ok(blocks(bytes, byte_tile_w(r, c) as usize, MAX_GRID_X)? as usize
+        * blocks(h as usize, byte_tile_h(r, c) as usize, MAX_GRID_X)? as usize)
+}
 
 /// Words of a tile's bytes a thread stages at most (`stage::bytes_window`, 256 threads).
-pub const BYTE_WORDS: u32 = 11;
+pub const BYTE_WORDS: u32 = 19;
 
 /// Whether the ghost cells of a u8 tile are bytes under ghost-cell mode `mode` (a
 /// `layout::mode::code`) and constant fill `fill`: every mode but a constant whose fill
@@ -209,17 +257,18 @@ pub const fn barriers_at(r: u32, c: u32, bytes: u32) -> u32 {
     stages(r, c) * buffer_floats(r, c, bytes) + raw_floats(r, c, bytes)
 }
 
-// Every byte-ring tile: one band (`compute_bytes`), a slot is its raw area, the words a
-// thread stages fit `BYTE_WORDS`, and the ring fits the shared memory of the f32 path
-// beside it.
+// Every byte-ring tile: one band, slots 16-byte aligned, the words a thread stages fit
+// `BYTE_WORDS`, and the ring fits the shared memory of the f32 path beside it (which its
+// launch asks for anyway).
 const _: () = {
     let mut c = 1;
     while c <= 4 {
         let mut r = 0;
         while r <= 1 {
-            assert!(byte_ring(r, 1) > 0 && raw_floats(r, c, 1) == buffer_floats(r, c, 1) / 4 && bands(r, c) == 1);
-            assert!(staged_w(r, c, 1) / 4 * (tile_h(r, c) + 2 * r) <= BYTE_WORDS * THREADS_X * THREADS_Y);
-            assert!(byte_ring(r, 1) * raw_floats(r, c, 1) <= shared_floats(r, c, 1));
+            assert!(byte_ring(r, c, 1) > 0 && bands(r, c) == 1 && byte_slot_floats(r, c) % 4 == 0);
+            assert!(byte_qx(r, c) % 4 == 0 && byte_qx(r, c) <= 2 * QX);
+            assert!(byte_slot_floats(r, c) <= BYTE_WORDS * THREADS_X * THREADS_Y);
+            assert!(byte_ring(r, c, 1) * byte_slot_floats(r, c) <= shared_floats(r, c, 1));
             r += 1;
         }
         c += 1;
@@ -250,7 +299,8 @@ pub const fn min_blocks(r: u32, c: u32) -> u32 {
         (0, _) => 4, // a 1x1 mask: the staging's border loop is most of the code
         (1, 1) => 5,
         (2, 4) => 3, // the u8 path beside the f32 one: 64 registers spilled 12 bytes
-        (1, _) | (2, _) => 4, // interleaved channels at r = 1: windows 2.5 times as wide
+        (1, _) => 3, // interleaved channels at r = 1: u8 sums 8 wide (`byte_qx`)
+        (2, _) => 4,
 
         (3 | 4, _) => 2,
         _ => 4,

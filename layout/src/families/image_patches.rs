@@ -64,6 +64,6 @@ fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
     let [w, h, _] = p.extent;
     let (floats, c, bytes) = (w as usize * p.channels as usize, p.channels, p.pixel_bytes);
-    let persistent = tiles::persistent(r) || tiles::byte_ring(r, bytes) > 0;
+    let persistent = tiles::persistent(r) || tiles::byte_ring(r, c, bytes) > 0;
     tiles::launch(tiles::tiles(floats, h, r, c)?, persistent, shared_floats(r, c, bytes))
 }
