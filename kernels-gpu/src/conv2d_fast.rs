@@ -97,6 +97,8 @@ unsafe fn compute_bytes<const R: u32, const C: u32, P: Pixel>(
     // The words holding the window's columns taps read: pd - R·C ..= pd + bq - 1 + R·C.
     let (q0, q1) = ((pd - R * C) / 4, (pd + bq - 1 + R * C) / 4);
     let (x, y) = (x0 + bq * tx, y0 + ty * k);
+    // The whole patch inside and its rows aligned (most threads): one store a row, no test.
+    let whole = y + k <= h && x + bq <= w && row_pitch.is_multiple_of(bq) && (p as usize).is_multiple_of(bq as usize);
     // Output row o sums in place o % (2R + 1) from its first input row (o) to its last.
     let mut acc = [[0.0f32; BYTE_QX_MAX]; 2 * MAX_RADIUS as usize + 1];
     for i in 0..k + 2 * R {
@@ -105,10 +107,11 @@ unsafe fn compute_bytes<const R: u32, const C: u32, P: Pixel>(
             // SAFETY: word q of the thread's window in staged row ty·k + i of the landed
             // raw slot.
             let word = unsafe { load_shared_u32(first + i * sw + 4 * q) };
-            // The second word through the conversion pipe, the others without it: the
-            // issue is the bound, and the pipe holds only the stores' F2IP beside it (H200,
-            // 8192² × 3, r = 1, 4-wide: 198.8 -> 194.7 µs; every word through it: 223.8).
-            let f = if q == q0 + 1 {
+            // The words between the first and last through the conversion pipe (wholly
+            // read), the others without it: the issue is the bound, and the pipe holds
+            // only the stores' F2IP beside them (H200, 8192² × 3, r = 1, 4 wide: one word
+            // of 3 198.8 -> 194.7 µs; every word through it: 223.8).
+            let f = if q > q0 && q < q1 {
                 widen_bytes_cvt(word)
             } else {
                 widen_bytes(word)
@@ -128,8 +131,17 @@ unsafe fn compute_bytes<const R: u32, const C: u32, P: Pixel>(
         if i >= 2 * R {
             let o = i - 2 * R;
             let a = &mut acc[(o % (2 * R + 1)) as usize];
-            // SAFETY: the kernel's contract covers p, w, h and row_pitch.
-            unsafe { store_row(a, bq, p, row_pitch, (w, h), (x, y + o)) };
+            let at = p.wrapping_add(((y + o) * row_pitch + x) as usize);
+            if whole && bq == 8 {
+                // SAFETY: inside the plane, aligned to 8 pixels (whole).
+                unsafe { P::store8(at, [a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]]) };
+            } else if whole {
+                // SAFETY: inside the plane, aligned to 4 pixels (whole).
+                unsafe { P::store4(at, [a[0], a[1], a[2], a[3]]) };
+            } else {
+                // SAFETY: the kernel's contract covers p, w, h and row_pitch.
+                unsafe { store_row(a, bq, p, row_pitch, (w, h), (x, y + o)) };
+            }
             *a = [0.0; BYTE_QX_MAX];
         }
         // SAFETY: an empty statement; as a memory clobber it keeps LLVM from hoisting

@@ -416,6 +416,19 @@ pub unsafe fn store_global_u32(p: *mut u8, w: u32) {
     }
 }
 
+/// Stores two words to global memory (`st.global.v2.u32`).
+///
+/// # Safety
+/// `p` is 8-byte aligned with 8 writable bytes of global memory.
+#[inline(always)]
+pub unsafe fn store_global_u32x2(p: *mut u8, v: [u32; 2]) {
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!("st.global.v2.u32 [{p}], {{{a}, {b}}};", p = in(reg64) p,
+            a = in(reg32) v[0], b = in(reg32) v[1], options(nostack, preserves_flags));
+    }
+}
+
 /// Stores four words to global memory (`st.global.v4.u32`).
 ///
 /// # Safety
@@ -466,6 +479,16 @@ pub fn u8_sat(v: f32) -> u32 {
             options(pure, nomem, nostack, preserves_flags));
     }
     d
+}
+
+/// 4 sums rounded and saturated ([`u8_sat`]) into the bytes of a word, in order.
+#[inline(always)]
+fn pack_u8(v: [f32; 4]) -> u32 {
+    prmt(
+        prmt(u8_sat(v[0]), u8_sat(v[1]), 0x0040),
+        prmt(u8_sat(v[2]), u8_sat(v[3]), 0x0040),
+        0x5410,
+    )
 }
 
 /// The bytes of `a` (0..=3) and `b` (4..=7) that the selector's nibbles pick
@@ -544,6 +567,18 @@ pub trait Pixel: Copy {
     /// # Safety
     /// `p` points to 4 writable pixels of global memory, aligned as for `stage4`.
     unsafe fn store4(p: *mut Self, v: [f32; 4]);
+    /// Stores 8 sums at `p`: two [`Pixel::store4`]s, or for u8 one 8-byte store.
+    ///
+    /// # Safety
+    /// `p` points to 8 writable pixels of global memory, aligned to 8 pixels.
+    #[inline(always)]
+    unsafe fn store8(p: *mut Self, v: [f32; 8]) {
+        // SAFETY: per the trait's contract.
+        unsafe {
+            Self::store4(p, [v[0], v[1], v[2], v[3]]);
+            Self::store4(p.wrapping_add(4), [v[4], v[5], v[6], v[7]]);
+        }
+    }
     /// Stores 2 sums at `p` (one by one, but for f32).
     ///
     /// # Safety
@@ -659,13 +694,14 @@ impl Pixel for u8 {
     }
     #[inline(always)]
     unsafe fn store4(p: *mut u8, v: [f32; 4]) {
-        let w = prmt(
-            prmt(u8_sat(v[0]), u8_sat(v[1]), 0x0040),
-            prmt(u8_sat(v[2]), u8_sat(v[3]), 0x0040),
-            0x5410,
-        );
         // SAFETY: per the trait's contract: 4 writable bytes, 4-byte aligned.
-        unsafe { store_global_u32(p, w) }
+        unsafe { store_global_u32(p, pack_u8([v[0], v[1], v[2], v[3]])) }
+    }
+    #[inline(always)]
+    unsafe fn store8(p: *mut u8, v: [f32; 8]) {
+        let w = [pack_u8([v[0], v[1], v[2], v[3]]), pack_u8([v[4], v[5], v[6], v[7]])];
+        // SAFETY: per the trait's contract: 8 writable bytes, 8-byte aligned.
+        unsafe { store_global_u32x2(p, w) }
     }
     #[inline(always)]
     unsafe fn store1(p: *mut u8, v: f32) {

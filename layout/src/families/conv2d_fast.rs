@@ -197,7 +197,11 @@ pub const fn byte_qx(r: u32, c: u32) -> u32 {
 /// `f32` patch ([`rows_per_thread`]).
 #[inline]
 pub const fn byte_rows(r: u32, c: u32) -> u32 {
-    rows_per_thread(r, c)
+    if byte_qx(r, c) > QX {
+        16
+    } else {
+        rows_per_thread(r, c)
+    }
 }
 
 /// Width in bytes of a byte-ring tile: a warp across.
@@ -231,7 +235,7 @@ pub fn byte_tiles(bytes: usize, h: u32, r: u32, c: u32) -> Result<usize, ShapeEr
 }
 
 /// Words of a tile's bytes a thread stages at most (`stage::bytes_window`, 256 threads).
-pub const BYTE_WORDS: u32 = 19;
+pub const BYTE_WORDS: u32 = 37;
 
 /// Whether the ghost cells of a u8 tile are bytes under ghost-cell mode `mode` (a
 /// `layout::mode::code`) and constant fill `fill`: every mode but a constant whose fill
