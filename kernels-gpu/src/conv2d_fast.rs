@@ -78,7 +78,7 @@ const BYTE_QX_MAX: usize = 2 * QX as usize;
 /// loads a quarter of the shared bytes. A thread filters `byte_qx` outputs across and
 /// `byte_rows` down, one row after another: an output row is stored once its last input
 /// row is in, so only `2R + 1` rows of sums are live (a whole 8-wide patch would not fit
-/// the entry's 64 registers). Its ghost cells were staged as bytes: the fill of a
+/// the entry's 80 registers). Its ghost cells were staged as bytes: the fill of a
 /// constant mode is a byte value (`byte_ghosts`).
 ///
 /// # Safety

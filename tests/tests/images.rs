@@ -385,6 +385,53 @@ fn image_patches_runs_f32_and_u8_images() {
     image_patches_round::<u8>(&gpu, &[1, 3, 16], Variant::ImagePatches);
 }
 
+/// image_patches' u8 tiles at r <= 1 (its byte ring, `layout::families::conv2d_fast::byte_ring`)
+/// on images three of their tiles wide and two and a bit tall, for every channel count:
+/// a tile wholly inside (copied as it is at the driver's pitch), tiles at every border
+/// (their inside copied, their edges staged cell by cell), a last column and row cut
+/// short, at pitches that keep rows 16-byte aligned and ones that do not (staged word
+/// by word), under zero ghost cells, the mapping modes and a byte-valued constant.
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn u8_byte_ring_tiles_inside_and_at_borders() {
+    use layout::families::conv2d_fast::{byte_tile_h, byte_tile_w};
+    let gpu = gpu();
+    for channels in 1..=4usize {
+        for r in 0..=1usize {
+            let c = channels as u32;
+            let (tw, th) = (byte_tile_w(r as u32, c) as usize, byte_tile_h(r as u32, c) as usize);
+            let (h, width) = (2 * th + 2 * r + 13, (3 * tw + 40).div_ceil(channels));
+            let img = random_image::<u8>((h, width, channels), 900 + (4 * r + channels) as u64);
+            let row = width * channels;
+            for pitch in [None, Some(row + 1), Some(row + 8)] {
+                let (n, mut p) = upload_with_output(&gpu, img.view(), pitch);
+                let m = random_array((2 * r + 1, 2 * r + 1), 950 + r as u64);
+                for mode in [
+                    Mode::Zero,
+                    Mode::Constant(9.0),
+                    Mode::Nearest,
+                    Mode::Reflect,
+                    Mode::Mirror,
+                    Mode::Wrap,
+                ] {
+                    let opts = Options {
+                        variant: Variant::ImagePatches,
+                        mode,
+                    };
+                    gpu.correlate_image_device(&n, m.view(), opts, &mut p).unwrap();
+                    check_image_against_reference(p.to_host().unwrap().view(), img.view(), m.view(), mode)
+                        .unwrap_or_else(|e| {
+                            panic!("{channels} channels, {h} x {width}, pitch {pitch:?}, r = {r}, {mode:?}: {e}")
+                        });
+                }
+            }
+        }
+    }
+}
+
 /// One entry launched with each pixel type's shared memory in turn, u8 first
 /// (`image_patches_c1_r4`: u8 tiles take more than f32's, both above 48 KiB): each launch
 /// runs with the opt-in it needs, whatever ran before (the driver keeps one size a

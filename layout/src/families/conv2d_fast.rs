@@ -183,7 +183,11 @@ pub const fn byte_ring(r: u32, c: u32, bytes: u32) -> u32 {
 /// Outputs a thread filters across in a tile of the byte ring: 8 bytes with interleaved
 /// channels at r = 1, where a 4-wide window row of 4 + 2·r·c bytes took 3 words widened
 /// for 4 outputs (the widening was half the instructions of the sums); 8 wide, 4 words
-/// for 8. 4 elsewhere (one channel keeps 48 registers at 5 blocks an SM).
+/// for 8. H200, 8192² × 3 u8, r = 1 (A/B medians): 192.0 -> 186.1 µs (a 3-deep ring
+/// 189.2; 16 wide, at 2 blocks an SM for its registers, 237.7), then with a row's 8
+/// bytes in one store and two of its 4 words through the conversion pipe 192.4 -> 173.4
+/// (ncu of the first step: 11% fewer instructions, issue 81% of the cycles before and
+/// after: issue-bound). 4 elsewhere (one channel keeps 48 registers at 5 blocks an SM).
 #[inline]
 pub const fn byte_qx(r: u32, c: u32) -> u32 {
     if r == 1 && c > 1 {
@@ -194,14 +198,11 @@ pub const fn byte_qx(r: u32, c: u32) -> u32 {
 }
 
 /// Output rows a thread filters down a byte-ring tile, one after another: the rows of its
-/// `f32` patch ([`rows_per_thread`]).
+/// `f32` patch ([`rows_per_thread`]). 16 rows at 8 wide ran slower than 8 (H200, 8192² ×
+/// 3 u8, r = 1: 181.0 against 173.4 µs).
 #[inline]
 pub const fn byte_rows(r: u32, c: u32) -> u32 {
-    if byte_qx(r, c) > QX {
-        16
-    } else {
-        rows_per_thread(r, c)
-    }
+    rows_per_thread(r, c)
 }
 
 /// Width in bytes of a byte-ring tile: a warp across.
@@ -228,14 +229,8 @@ pub const fn byte_slot_floats(r: u32, c: u32) -> u32 {
     byte_staged_w(r, c) * (byte_tile_h(r, c) + 2 * r) / 4
 }
 
-/// Tiles of the byte ring of a plane of `bytes` (a row's pixels times channels) × `h`.
-pub fn byte_tiles(bytes: usize, h: u32, r: u32, c: u32) -> Result<usize, ShapeError> {
-    Ok(blocks(bytes, byte_tile_w(r, c) as usize, MAX_GRID_X)? as usize
-        * blocks(h as usize, byte_tile_h(r, c) as usize, MAX_GRID_X)? as usize)
-}
-
 /// Words of a tile's bytes a thread stages at most (`stage::bytes_window`, 256 threads).
-pub const BYTE_WORDS: u32 = 37;
+pub const BYTE_WORDS: u32 = 19;
 
 /// Whether the ghost cells of a u8 tile are bytes under ghost-cell mode `mode` (a
 /// `layout::mode::code`) and constant fill `fill`: every mode but a constant whose fill
@@ -308,7 +303,9 @@ pub const fn min_blocks(r: u32, c: u32) -> u32 {
         (0, _) => 4, // a 1x1 mask: the staging's border loop is most of the code
         (1, 1) => 5,
         (2, 4) => 3, // the u8 path beside the f32 one: 64 registers spilled 12 bytes
-        (1, _) => 3, // interleaved channels at r = 1: u8 sums 8 wide (`byte_qx`)
+        // Interleaved channels at r = 1: u8 sums 8 wide (`byte_qx`) fit 80 registers, not
+        // 64 (f32 images r = 1 ran 399.7 -> 401.3 µs at 3 blocks, H200, 8192² × 3).
+        (1, _) => 3,
         (2, _) => 4,
 
         (3 | 4, _) => 2,

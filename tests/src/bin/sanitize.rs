@@ -6,6 +6,7 @@
 //! get inputs with more tiles than the GPU holds blocks, so the copy ring wraps.
 use gpuconv::{Gpu, Mode, Options, PixelKind, Variant};
 use gpuconv_tests::{check_against_reference, random_array, random_vec};
+use layout::families::conv2d_fast::byte_tile_h;
 use layout::{Entry, Family, Pixels, Radii};
 use ndarray::IxDyn;
 
@@ -58,7 +59,7 @@ fn radius_for(f: &'static Family, e: &Entry) -> [u32; 3] {
 /// elements a row (3 of image_fast's 1024-element columns: one without a border column),
 /// in each of its [`rounds`]: 41 rows that several blocks walk down, or for the tiled
 /// families (image_mma, image_patches) 140 rows, their 64-row tiles, one row of them
-/// wholly inside.
+/// wholly inside (image_patches at r <= 1 with channels: its u8 tiles' 128, 268 rows).
 fn run_image(gpu: &Gpu, f: &'static Family, e: &Entry, radius: [u32; 3], mode: Mode, seed: u64) -> Result<(), String> {
     let channels = e.channels.unwrap_or(3);
     assert_eq!(
@@ -69,8 +70,13 @@ fn run_image(gpu: &Gpu, f: &'static Family, e: &Entry, radius: [u32; 3], mode: M
     let v = Variant::from_name(f.name).expect("a variant per family");
     let m = random_array((2 * radius[1] as usize + 1, 2 * radius[0] as usize + 1), seed + 1);
     let tiled = matches!(f.name, "image_mma" | "image_patches");
+    // Two tiles and a bit down: 64-row tiles, or image_patches' u8 byte ring's if taller.
+    let tile_h = match (f.name, e.radius) {
+        ("image_patches", Some(r)) => byte_tile_h(r, channels).max(64) as usize,
+        _ => 64,
+    };
     let dim = (
-        if tiled { 140 } else { 41 },
+        if tiled { 2 * tile_h + 12 } else { 41 },
         2100 / channels as usize + 1,
         channels as usize,
     );
