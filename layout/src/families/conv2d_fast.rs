@@ -270,8 +270,8 @@ const _: () = {
     while c <= 4 {
         let mut r = 0;
         while r <= 1 {
-            assert!(byte_ring(r, c, 1) > 0 && bands(r, c) == 1 && byte_slot_floats(r, c) % 4 == 0);
-            assert!(byte_qx(r, c) % 4 == 0 && byte_qx(r, c) <= 2 * QX);
+            assert!(byte_ring(r, c, 1) > 0 && bands(r, c) == 1 && byte_slot_floats(r, c).is_multiple_of(4));
+            assert!(byte_qx(r, c).is_multiple_of(4) && byte_qx(r, c) <= 2 * QX);
             assert!(byte_slot_floats(r, c) <= BYTE_WORDS * THREADS_X * THREADS_Y);
             r += 1;
         }
