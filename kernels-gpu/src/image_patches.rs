@@ -4,8 +4,9 @@
 //! pixels is `w·C` values and a tap reads the same channel `C` values away, so each
 //! thread's 4-wide × K-tall patch holds 4 interleaved outputs a row, its window
 //! `4 + 2·pad` floats a row. f32 rows are staged with 16-byte copies as they are; u8 tiles
-//! inside the image land as bytes, 16 a copy, and are widened in shared memory
-//! (`stage::bytes16`); rows are `pitch` bytes apart. Geometry:
+//! at r <= 1 land as bytes, 16 a copy, in a ring of raw slots and each thread widens the
+//! words its window reads in registers, 8 outputs wide with channels at r = 1
+//! (`conv2d_fast::compute_bytes`); rows are `pitch` bytes apart. Geometry:
 //! `layout::families::image_patches` (`conv2d_fast`'s at `C` channels).
 use crate::conv2d_fast::{tiles, THREADS};
 use crate::device::*;

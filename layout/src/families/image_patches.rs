@@ -7,7 +7,8 @@
 //! channels, 6 at r = 4 with 2 or 3: `rows_per_thread`): where arithmetic dominates, a
 //! tap load feeds up to 32 FFMAs, against
 //! image_fast's 4 or 8 (its one-row patches walking down the image). Its geometry is
-//! `conv2d_fast`'s at `C` channels.
+//! `conv2d_fast`'s at `C` channels; u8 tiles at r <= 1 have their own (`conv2d_fast::byte_ring`:
+//! 8 outputs wide a thread with channels at r = 1, tiles 256 bytes across).
 use super::conv2d_fast::{self as tiles, baked_min_blocks, shared_floats};
 use crate::{masks, Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
 
@@ -21,7 +22,8 @@ pub const MAX_RADIUS: u32 = 4;
 /// 323.2 / 288.7 / 492.5, r = 3 842.5 / 332.2 / 695.7 (from r = 3 its u8 tiles are
 /// staged with 4-byte loads that wait: `stage::bytes16` takes one buffer only). Since the
 /// twenty-sixth session every u8 tile at r <= 1 is staged as bytes in a ring
-/// (`conv2d_fast::byte_ring`): r = 1 219.2 -> 201.3 µs (its A/B run 7).
+/// (`conv2d_fast::byte_ring`): r = 1 219.2 -> 201.3 µs (its A/B run 7); since the
+/// fifty-first, 8 outputs wide a thread: 192.4 -> 173.4 (its A/B run 3).
 pub const U8_AUTO_RADII: core::ops::RangeInclusive<u32> = 1..=2;
 /// Largest compiled channel count.
 pub const MAX_CHANNELS: u32 = 4;
