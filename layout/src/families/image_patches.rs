@@ -61,7 +61,9 @@ pub const FAMILY: Family = Family {
 };
 
 /// One block per 128-float × 8K-row tile (persistent radii: capped at the resident
-/// blocks, which loop over the tiles in order), as `conv2d_fast`.
+/// blocks, which loop over the tiles in order), as `conv2d_fast`. u8 tiles of the byte
+/// ring (r <= 1, persistent) are as wide or wider and as tall: blocks past their count
+/// find no tile and return.
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
     let [w, h, _] = p.extent;
