@@ -140,8 +140,12 @@ unsafe fn compute_bytes<const R: u32, const C: u32, P: Pixel>(
                 // SAFETY: inside the plane, aligned to 4 pixels (whole).
                 unsafe { P::store4(at, [a[0], a[1], a[2], a[3]]) };
             } else {
-                // SAFETY: the kernel's contract covers p, w, h and row_pitch.
-                unsafe { store_row(a, bq, p, row_pitch, (w, h), (x, y + o)) };
+                // Row o alone, 4 at a time, with `patch::store`'s tests at the plane's edges.
+                for g in 0..(bq / 4) as usize {
+                    let q = [[a[4 * g], a[4 * g + 1], a[4 * g + 2], a[4 * g + 3]]];
+                    // SAFETY: the kernel's contract covers p, w, h and row_pitch.
+                    unsafe { patch::store::<P, 4>(&q, 1, p, row_pitch, w, h, x + 4 * g as u32, y + o) };
+                }
             }
             *a = [0.0; BYTE_QX_MAX];
         }
@@ -149,41 +153,6 @@ unsafe fn compute_bytes<const R: u32, const C: u32, P: Pixel>(
         // later rows' loads above this row's taps (their windows would take the
         // registers the sums need).
         unsafe { core::arch::asm!("", options(nostack, preserves_flags)) };
-    }
-}
-
-/// Stores the first `n` (a multiple of 4) sums of `v` from `(x, y)` of a row-major plane
-/// at `p` (`w` × `h`, rows `row_pitch` apart; outputs past it are skipped): 4 in one
-/// store where aligned.
-///
-/// # Safety
-/// `p` holds `h` rows of `row_pitch` writable pixels, aligned to 4 pixels.
-#[inline(always)]
-unsafe fn store_row<P: Pixel>(
-    v: &[f32; BYTE_QX_MAX],
-    n: u32,
-    p: *mut P,
-    row_pitch: u32,
-    (w, h): (u32, u32),
-    (x, y): (u32, u32),
-) {
-    if y >= h {
-        return;
-    }
-    let out = p.wrapping_add((y * row_pitch + x) as usize);
-    for g in 0..(n / 4) as usize {
-        let (xg, at) = (x + 4 * g as u32, out.wrapping_add(4 * g));
-        if row_pitch.is_multiple_of(4) && xg + 4 <= w {
-            // SAFETY: inside the plane, aligned (row_pitch and x multiples of 4).
-            unsafe { P::store4(at, [v[4 * g], v[4 * g + 1], v[4 * g + 2], v[4 * g + 3]]) };
-        } else {
-            for j in 0..4 {
-                if xg + j < w {
-                    // SAFETY: inside the plane.
-                    unsafe { P::store1(at.wrapping_add(j as usize), v[4 * g + j as usize]) };
-                }
-            }
-        }
     }
 }
 
