@@ -620,11 +620,36 @@ pub fn aligned16<P: Pixel>(win: &Window<P>) -> bool {
 }
 
 /// Row `sy` (from `gy0`) and the column of the 16-byte group `c` (from `gx0`) of `win`,
-/// and whether its 16 cells lie wholly inside the plane.
+/// and where its 16 cells are read from as one 16-byte group of the plane, if they are:
+/// a group inside the plane is read where it lies; under the mapping modes a group
+/// beside it whose cells map to one aligned group of the plane (rows above or below map
+/// whole; under wrap, with rows a multiple of 16 cells, columns too). Then the group is
+/// one copy at staging, not cells loaded one by one once the tile lands.
 #[inline(always)]
-fn group16<P>(win: &Window<P>, sy: u32, c: u32) -> (u32, u32, bool) {
+fn group16<P>(win: &Window<P>, sy: u32, c: u32) -> (u32, u32, Option<u32>) {
     let (x, y) = (win.gx0.wrapping_add(16 * c), win.gy0.wrapping_add(sy));
-    (x, y, y < win.h && x < win.w && win.w - x >= 16)
+    let maps = win.mode >= code::NEAREST;
+    let my = if y < win.h {
+        y as i32
+    } else if maps {
+        map_index(win.mode, y as i32, win.h as i32)
+    } else {
+        -1
+    };
+    let mx = if x < win.w && win.w - x >= 16 {
+        x as i32
+    } else if win.mode == code::WRAP && win.w.is_multiple_of(16) {
+        // A period of whole groups: the group's cells stay together.
+        map_index(code::WRAP, x as i32, win.w as i32)
+    } else {
+        -1
+    };
+    let src = if mx >= 0 && my >= 0 {
+        Some(my as u32 * win.row_pitch + mx as u32)
+    } else {
+        None
+    };
+    (x, y, src)
 }
 
 /// The u8 cell of `win` at column `x` of row `y`: the element the mode maps it to, or
@@ -644,9 +669,10 @@ unsafe fn cell<P>(win: &Window<P>, x: u32, y: u32, ghost: u32) -> u32 {
 }
 
 /// Starts the copies of the 16-byte groups of an [`aligned16`] window at the plane's
-/// borders that lie wholly inside the plane, as [`bytes16`] copies a window inside it;
-/// [`bytes16_edges`] stages the others once this thread's copies landed. Every thread of
-/// the block calls it.
+/// borders that are read as one group of the plane ([`group16`]: those inside, and under
+/// the mapping modes the rows beyond the plane's top and bottom, and under wrap those
+/// beside it too), as [`bytes16`] copies a window inside it; [`bytes16_edges`] stages the
+/// others once this thread's copies landed. Every thread of the block calls it.
 ///
 /// # Safety
 /// As [`window`], `aligned16(&win)`; `raw` holds `sw·sh` shared bytes, 16-byte aligned.
@@ -656,11 +682,10 @@ pub unsafe fn bytes16_inside<P: Pixel>(win: &Window<P>, raw: u32, tid: u32, thre
     let mut q = tid;
     while q < f * win.sh {
         let (sy, c) = row_col(q, f);
-        let (x, y, inside) = group16(win, sy, c);
-        if inside {
-            let src = plane.wrapping_add((y * win.row_pitch + x) as usize);
-            // SAFETY: 16 bytes of a row inside the plane, 16-byte aligned (aligned16);
-            // group q of the raw slot, 16-byte aligned.
+        if let (_, _, Some(off)) = group16(win, sy, c) {
+            let src = plane.wrapping_add(off as usize);
+            // SAFETY: 16 bytes of a row inside the plane, 16-byte aligned (aligned16,
+            // group16); group q of the raw slot, 16-byte aligned.
             unsafe { cp_async_f4(raw + 16 * q, src as *const f32, 16) }
         }
         q += threads;
@@ -670,9 +695,9 @@ pub unsafe fn bytes16_inside<P: Pixel>(win: &Window<P>, raw: u32, tid: u32, thre
 /// Stages the 16-byte groups of an [`aligned16`] window that [`bytes16_inside`] did not
 /// copy, cell by cell ([`cell`]: `ghost` is 0, or a constant fill that is a byte value);
 /// cells no tap reads (`unread` at either end of a row) are 0. A border window has few
-/// such groups (a row of them above or below the plane, one a row beside it). Loads that
-/// wait: done when it returns (the caller's barrier publishes it). Every thread of the
-/// block calls it.
+/// such groups (one a row beside the plane, and under zero or constant a row of them
+/// above or below it). Loads that wait: done when it returns (the caller's barrier
+/// publishes it). Every thread of the block calls it.
 ///
 /// # Safety
 /// As [`bytes16_inside`] for the same window and slot.
@@ -682,8 +707,8 @@ pub unsafe fn bytes16_edges<P: Pixel>(win: &Window<P>, raw: u32, ghost: u32, tid
     let mut q = tid;
     while q < opaque(f * win.sh) {
         let (sy, c) = row_col(q, f);
-        let (x, y, inside) = group16(win, sy, c);
-        if !inside {
+        let (x, y, src) = group16(win, sy, c);
+        if src.is_none() {
             // Word by word, rolled (unrolled, the mapping was most of the kernel's code).
             let mut j = 0;
             while j < opaque(4) {

@@ -390,7 +390,9 @@ fn image_patches_runs_f32_and_u8_images() {
 /// a tile wholly inside (copied as it is at the driver's pitch), tiles at every border
 /// (their inside copied, their edges staged cell by cell), a last column and row cut
 /// short, at pitches that keep rows 16-byte aligned and ones that do not (staged word
-/// by word), under zero ghost cells, the mapping modes and a byte-valued constant.
+/// by word), under zero ghost cells, the mapping modes and a byte-valued constant. At the
+/// driver's pitch also with rows a multiple of 16 bytes, where wrap copies the groups
+/// beside the plane whole (`stage::group16`).
 #[test]
 #[cfg_attr(
     not(gpu_present),
@@ -403,10 +405,17 @@ fn u8_byte_ring_tiles_inside_and_at_borders() {
         for r in 0..=1usize {
             let c = channels as u32;
             let (tw, th) = (byte_tile_w(r as u32, c) as usize, byte_tile_h(r as u32, c) as usize);
-            let (h, width) = (2 * th + 2 * r + 13, (3 * tw + 40).div_ceil(channels));
-            let img = random_image::<u8>((h, width, channels), 900 + (4 * r + channels) as u64);
-            let row = width * channels;
-            for pitch in [None, Some(row + 1), Some(row + 8)] {
+            let h = 2 * th + 2 * r + 13;
+            // Rows of 3·tw + 40 bytes, rounded up to whole pixels (not a multiple of 16),
+            // and of 3·tw + 48 (a multiple of 48: of 16 and of every channel count).
+            let (cut, whole) = ((3 * tw + 40).div_ceil(channels), (3 * tw + 48) / channels);
+            assert_eq!((whole * channels) % 16, 0, "tiles {tw} bytes wide");
+            let shapes = [
+                (cut, vec![None, Some(cut * channels + 1), Some(cut * channels + 8)]),
+                (whole, vec![None]),
+            ];
+            for (width, pitch) in shapes.into_iter().flat_map(|(w, p)| p.into_iter().map(move |p| (w, p))) {
+                let img = random_image::<u8>((h, width, channels), 900 + (4 * r + channels + width) as u64);
                 let (n, mut p) = upload_with_output(&gpu, img.view(), pitch);
                 let m = random_array((2 * r + 1, 2 * r + 1), 950 + r as u64);
                 for mode in [
