@@ -59,7 +59,8 @@ fn radius_for(f: &'static Family, e: &Entry) -> [u32; 3] {
 /// elements a row (3 of image_fast's 1024-element columns: one without a border column),
 /// in each of its [`rounds`]: 41 rows that several blocks walk down, or for the tiled
 /// families (image_mma, image_patches) 140 rows, their 64-row tiles, one row of them
-/// wholly inside (image_patches at r <= 1 with channels: its u8 tiles' 128, 268 rows).
+/// wholly inside (image_patches at r <= 1 with channels: its u8 tiles' 128, 268 rows);
+/// image_patches at odd channel counts 2112 bytes a row (below).
 fn run_image(gpu: &Gpu, f: &'static Family, e: &Entry, radius: [u32; 3], mode: Mode, seed: u64) -> Result<(), String> {
     let channels = e.channels.unwrap_or(3);
     assert_eq!(
@@ -75,11 +76,14 @@ fn run_image(gpu: &Gpu, f: &'static Family, e: &Entry, radius: [u32; 3], mode: M
         ("image_patches", Some(r)) => byte_tile_h(r, channels).max(64) as usize,
         _ => 64,
     };
-    let dim = (
-        if tiled { 2 * tile_h + 12 } else { 41 },
-        2100 / channels as usize + 1,
-        channels as usize,
-    );
+    // image_patches at odd channel counts: rows of 2112 bytes, a multiple of 16, where
+    // wrap copies its u8 tiles' groups beside the plane whole (`stage::group16`).
+    let width = if f.name == "image_patches" && channels % 2 == 1 {
+        2112 / channels as usize
+    } else {
+        2100 / channels as usize + 1
+    };
+    let dim = (if tiled { 2 * tile_h + 12 } else { 41 }, width, channels as usize);
     for &(kind, odd_pitch) in rounds(f) {
         match kind {
             PixelKind::F32 => image_round::<f32>(gpu, v, dim, m.view(), mode, odd_pitch, seed),
