@@ -55,19 +55,25 @@ pub(crate) fn column(mode: u32, x: u32, w: u32, channels: u32) -> u32 {
         return x;
     }
     let c = channels.max(1); // never 0: no division-by-zero panic path
-                             // The pixel and channel of column x (floor division: x may be "negative").
-    let (px, ch) = if (x as i32) >= 0 {
-        ((x / c) as i32, x % c)
-    } else {
-        let back = x.wrapping_neg(); // cells before column 0
-        let p = back.div_ceil(c);
-        (-(p as i32), p * c - back)
-    };
+    let (px, ch) = pixel_of(x, c);
     let mx = map_index(mode, px, (w / c) as i32);
     if mx < 0 {
         return u32::MAX;
     }
     mx as u32 * c + ch
+}
+
+/// The pixel and channel of column `x` (`c >= 1` interleaved channels; floor division:
+/// `x` may be "negative").
+#[inline(always)]
+fn pixel_of(x: u32, c: u32) -> (i32, u32) {
+    if (x as i32) >= 0 {
+        ((x / c) as i32, x % c)
+    } else {
+        let back = x.wrapping_neg(); // cells before column 0
+        let p = back.div_ceil(c);
+        (-(p as i32), p * c - back)
+    }
 }
 
 /// The offset of the element a ghost cell at column `x`, row `y` reads under `mode`, in
@@ -619,14 +625,30 @@ pub fn aligned16<P: Pixel>(win: &Window<P>) -> bool {
         && (win.plane as usize).is_multiple_of(16)
 }
 
+/// How a 16-byte group of an [`aligned16`] window is staged ([`group16`]).
+#[derive(Clone, Copy)]
+enum Group16 {
+    /// Copied as it is from this offset of the plane: inside it, or under the mapping
+    /// modes a group whose cells map to one whole group (rows above and below the plane;
+    /// under wrap, with rows a multiple of 16 cells, beside it too).
+    Copy(u32),
+    /// Beside the plane, the cells taps read (`n` from cell `at`) are one pixel's, which
+    /// the mode maps to cells `from..` of the group of the plane at `off`: that group is
+    /// copied into this one's place at staging, and shifted into place once it lands.
+    Gather { off: u32, from: u32, at: u32, n: u32 },
+    /// Every cell takes the ghost value (beyond the plane under zero or constant, or
+    /// read by no tap).
+    Fill,
+    /// Across the plane's right edge (rows not a multiple of 16 cells): cell by cell.
+    Cells,
+}
+
 /// Row `sy` (from `gy0`) and the column of the 16-byte group `c` (from `gx0`) of `win`,
-/// and where its 16 cells are read from as one 16-byte group of the plane, if they are:
-/// a group inside the plane is read where it lies; under the mapping modes a group
-/// beside it whose cells map to one aligned group of the plane (rows above or below map
-/// whole; under wrap, with rows a multiple of 16 cells, columns too). Then the group is
-/// one copy at staging, not cells loaded one by one once the tile lands.
+/// and how it is staged. Only [`Group16::Cells`] loads once the tile lands, and
+/// waits: every other group is a copy at staging or fill with no load, so that border
+/// windows cost about what inside ones do in every mode.
 #[inline(always)]
-fn group16<P>(win: &Window<P>, sy: u32, c: u32) -> (u32, u32, Option<u32>) {
+fn group16<P>(win: &Window<P>, sy: u32, c: u32) -> (u32, u32, Group16) {
     let (x, y) = (win.gx0.wrapping_add(16 * c), win.gy0.wrapping_add(sy));
     let maps = win.mode >= code::NEAREST;
     let my = if y < win.h {
@@ -636,20 +658,48 @@ fn group16<P>(win: &Window<P>, sy: u32, c: u32) -> (u32, u32, Option<u32>) {
     } else {
         -1
     };
-    let mx = if x < win.w && win.w - x >= 16 {
-        x as i32
-    } else if win.mode == code::WRAP && win.w.is_multiple_of(16) {
+    if my < 0 {
+        return (x, y, Group16::Fill);
+    }
+    let row = my as u32 * win.row_pitch;
+    if x < win.w && win.w - x >= 16 {
+        return (x, y, Group16::Copy(row + x));
+    }
+    if win.mode == code::WRAP && win.w.is_multiple_of(16) {
         // A period of whole groups: the group's cells stay together.
-        map_index(code::WRAP, x as i32, win.w as i32)
-    } else {
-        -1
+        return (
+            x,
+            y,
+            Group16::Copy(row + map_index(code::WRAP, x as i32, win.w as i32) as u32),
+        );
+    }
+    // The window columns taps read in this group.
+    let (lo, hi) = ((16 * c).max(win.unread), (16 * c + 15).min(win.sw - win.unread - 1));
+    if lo > hi {
+        return (x, y, Group16::Fill);
+    }
+    let (xa, xb) = (win.gx0.wrapping_add(lo), win.gx0.wrapping_add(hi));
+    if xa < win.w || xb < win.w {
+        return (x, y, Group16::Cells);
+    }
+    if !maps {
+        return (x, y, Group16::Fill);
+    }
+    let ch = win.channels.max(1); // never 0: no division-by-zero panic path
+    let ((pa, from), (pb, _)) = (pixel_of(xa, ch), pixel_of(xb, ch));
+    let m = map_index(win.mode, pa, (win.w / ch) as i32);
+    let first = m as u32 * ch + from;
+    let g = first & !15;
+    if pa != pb || m < 0 || first + (hi - lo) >= g + 16 || g + 16 > win.w {
+        return (x, y, Group16::Cells);
+    }
+    let gather = Group16::Gather {
+        off: row + g,
+        from: first - g,
+        at: lo - 16 * c,
+        n: hi - lo + 1,
     };
-    let src = if mx >= 0 && my >= 0 {
-        Some(my as u32 * win.row_pitch + mx as u32)
-    } else {
-        None
-    };
-    (x, y, src)
+    (x, y, gather)
 }
 
 /// The u8 cell of `win` at column `x` of row `y`: the element the mode maps it to, or
@@ -669,10 +719,10 @@ unsafe fn cell<P>(win: &Window<P>, x: u32, y: u32, ghost: u32) -> u32 {
 }
 
 /// Starts the copies of the 16-byte groups of an [`aligned16`] window at the plane's
-/// borders that are read as one group of the plane ([`group16`]: those inside, and under
-/// the mapping modes the rows beyond the plane's top and bottom, and under wrap those
-/// beside it too), as [`bytes16`] copies a window inside it; [`bytes16_edges`] stages the
-/// others once this thread's copies landed. Every thread of the block calls it.
+/// borders that are read from one group of the plane ([`group16`]: copied or gathered),
+/// as [`bytes16`] copies a window inside it; [`bytes16_edges`] stages the others, and
+/// shifts the gathered ones, once this thread's copies landed. Every thread of the block
+/// calls it.
 ///
 /// # Safety
 /// As [`window`], `aligned16(&win)`; `raw` holds `sw·sh` shared bytes, 16-byte aligned.
@@ -682,7 +732,7 @@ pub unsafe fn bytes16_inside<P: Pixel>(win: &Window<P>, raw: u32, tid: u32, thre
     let mut q = tid;
     while q < f * win.sh {
         let (sy, c) = row_col(q, f);
-        if let (_, _, Some(off)) = group16(win, sy, c) {
+        if let (_, _, Group16::Copy(off) | Group16::Gather { off, .. }) = group16(win, sy, c) {
             let src = plane.wrapping_add(off as usize);
             // SAFETY: 16 bytes of a row inside the plane, 16-byte aligned (aligned16,
             // group16); group q of the raw slot, 16-byte aligned.
@@ -693,11 +743,11 @@ pub unsafe fn bytes16_inside<P: Pixel>(win: &Window<P>, raw: u32, tid: u32, thre
 }
 
 /// Stages the 16-byte groups of an [`aligned16`] window that [`bytes16_inside`] did not
-/// copy, cell by cell ([`cell`]: `ghost` is 0, or a constant fill that is a byte value);
-/// cells no tap reads (`unread` at either end of a row) are 0. A border window has few
-/// such groups (one a row beside the plane, and under zero or constant a row of them
-/// above or below it). Loads that wait: done when it returns (the caller's barrier
-/// publishes it). Every thread of the block calls it.
+/// copy as they are ([`group16`]): a gathered group's cells shifted into place, a filled
+/// one's set to `ghost` (0, or a constant fill that is a byte value), and a group across
+/// the plane's right edge cell by cell ([`cell`]; cells no tap reads, `unread` at either
+/// end of a row, are 0), with loads that wait. Done when it returns (the caller's barrier
+/// publishes it). Every thread of the block calls it, once its own copies landed.
 ///
 /// # Safety
 /// As [`bytes16_inside`] for the same window and slot.
@@ -707,8 +757,19 @@ pub unsafe fn bytes16_edges<P: Pixel>(win: &Window<P>, raw: u32, ghost: u32, tid
     let mut q = tid;
     while q < opaque(f * win.sh) {
         let (sy, c) = row_col(q, f);
-        let (x, y, src) = group16(win, sy, c);
-        if src.is_none() {
+        let (x, y, how) = group16(win, sy, c);
+        if let Group16::Gather { from, at, n, .. } = how {
+            // SAFETY: group q of the raw slot, which this thread's copy filled (landed).
+            let [w0, w1, w2, w3] = unsafe { load_shared_u32x4(raw + 16 * q) };
+            let v = (w0 as u128) | ((w1 as u128) << 32) | ((w2 as u128) << 64) | ((w3 as u128) << 96);
+            let v = ((v >> (8 * from)) & (u128::MAX >> (128 - 8 * n))) << (8 * at);
+            let words = [v as u32, (v >> 32) as u32, (v >> 64) as u32, (v >> 96) as u32];
+            // SAFETY: group q of the raw slot, 16-byte aligned.
+            unsafe { store_shared_u32x4(raw + 16 * q, words) };
+        } else if let Group16::Fill = how {
+            // SAFETY: group q of the raw slot, 16-byte aligned.
+            unsafe { store_shared_u32x4(raw + 16 * q, [ghost * 0x0101_0101; 4]) };
+        } else if let Group16::Cells = how {
             // Word by word, rolled (unrolled, the mapping was most of the kernel's code).
             let mut j = 0;
             while j < opaque(4) {

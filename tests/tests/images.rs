@@ -391,8 +391,9 @@ fn image_patches_runs_f32_and_u8_images() {
 /// (their inside copied, their edges staged cell by cell), a last column and row cut
 /// short, at pitches that keep rows 16-byte aligned and ones that do not (staged word
 /// by word), under zero ghost cells, the mapping modes and a byte-valued constant. At the
-/// driver's pitch also with rows a multiple of 16 bytes, where wrap copies the groups
-/// beside the plane whole (`stage::group16`).
+/// driver's pitch also with rows of exactly three tiles (a multiple of 16 bytes), where
+/// wrap copies the groups beside the plane whole and the other mapping modes gather the
+/// right border's pixel into place (`stage::group16`).
 #[test]
 #[cfg_attr(
     not(gpu_present),
@@ -407,9 +408,9 @@ fn u8_byte_ring_tiles_inside_and_at_borders() {
             let (tw, th) = (byte_tile_w(r as u32, c) as usize, byte_tile_h(r as u32, c) as usize);
             let h = 2 * th + 2 * r + 13;
             // Rows of 3·tw + 40 bytes, rounded up to whole pixels (not a multiple of 16),
-            // and of 3·tw + 48 (a multiple of 48: of 16 and of every channel count).
-            let (cut, whole) = ((3 * tw + 40).div_ceil(channels), (3 * tw + 48) / channels);
-            assert_eq!((whole * channels) % 16, 0, "tiles {tw} bytes wide");
+            // and of 3·tw (a multiple of 48: of 16 and of every channel count).
+            let (cut, whole) = ((3 * tw + 40).div_ceil(channels), 3 * tw / channels);
+            assert_eq!((3 * tw) % 48, 0, "tiles {tw} bytes wide");
             let shapes = [
                 (cut, vec![None, Some(cut * channels + 1), Some(cut * channels + 8)]),
                 (whole, vec![None]),

@@ -60,7 +60,7 @@ fn radius_for(f: &'static Family, e: &Entry) -> [u32; 3] {
 /// in each of its [`rounds`]: 41 rows that several blocks walk down, or for the tiled
 /// families (image_mma, image_patches) 140 rows, their 64-row tiles, one row of them
 /// wholly inside (image_patches at r <= 1 with channels: its u8 tiles' 128, 268 rows);
-/// image_patches at odd channel counts 2112 bytes a row (below).
+/// image_patches at odd channel counts 2304 bytes a row (below).
 fn run_image(gpu: &Gpu, f: &'static Family, e: &Entry, radius: [u32; 3], mode: Mode, seed: u64) -> Result<(), String> {
     let channels = e.channels.unwrap_or(3);
     assert_eq!(
@@ -76,10 +76,11 @@ fn run_image(gpu: &Gpu, f: &'static Family, e: &Entry, radius: [u32; 3], mode: M
         ("image_patches", Some(r)) => byte_tile_h(r, channels).max(64) as usize,
         _ => 64,
     };
-    // image_patches at odd channel counts: rows of 2112 bytes, a multiple of 16, where
-    // wrap copies its u8 tiles' groups beside the plane whole (`stage::group16`).
+    // image_patches at odd channel counts: rows of 2304 bytes, a multiple of 16 and of
+    // its u8 tiles' width, where wrap copies the groups beside the plane whole and the
+    // other mapping modes gather the border pixel into place (`stage::group16`).
     let width = if f.name == "image_patches" && channels % 2 == 1 {
-        2112 / channels as usize
+        2304 / channels as usize
     } else {
         2100 / channels as usize + 1
     };
