@@ -365,8 +365,10 @@ fn window<const R: u32, const C: u32, P: Pixel>(
 /// them ([`compute_bytes`]), so the
 /// next tiles' copies fly while a block filters one. Tiles inside the image with 16-byte
 /// aligned rows are copied as they are ([`stage::bytes16`]); at the borders the groups
-/// inside are ([`stage::bytes16_inside`]), and the rest staged cell by cell once the tile
-/// lands ([`stage::bytes16_edges`]); rows not 16-byte aligned are staged as bytes once
+/// the mode reads from one group of the plane are copied too ([`stage::bytes16_inside`]),
+/// and once the tile lands the gathered ones are moved into place, ghost groups filled,
+/// and only groups across a right edge that is not a multiple of 16 bytes staged cell
+/// by cell ([`stage::bytes16_edges`]); rows not 16-byte aligned are staged as bytes once
 /// their turn comes ([`stage::bytes_window`]), and wait for their loads.
 ///
 /// # Safety
