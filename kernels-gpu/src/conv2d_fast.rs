@@ -14,8 +14,8 @@ use crate::{patch, stage};
 use layout::families::conv2d_fast::{
     baked_min_blocks, band_h, bands, barrier_after_copy, barriers_at, border_tiles_by_copy, buffer_floats, byte_ghosts,
     byte_qx, byte_ring, byte_rows, byte_slot_floats, byte_staged_w, byte_tile_h, byte_tile_w, min_blocks, pad,
-    persistent, rows_per_thread, staged_w, stages, tile_box, tile_h, tile_map, BYTE_WORDS, MAX_RADIUS, QX, THREADS_X,
-    THREADS_Y, TILE_W,
+    persistent, rows_per_thread, staged_w, stages, tile_box, tile_h, tile_map, BYTE_QX_MAX, BYTE_WORDS, MAX_RADIUS, QX,
+    THREADS_X, THREADS_Y, TILE_W,
 };
 use layout::mode::zero_ghosts;
 use layout::tile_map::box_bytes;
@@ -69,9 +69,6 @@ unsafe fn compute<const R: u32, const C: u32, P: Pixel>(
     }
 }
 
-/// Outputs a thread holds across in a byte-ring tile at most (`byte_qx`).
-const BYTE_QX_MAX: usize = 2 * QX as usize;
-
 /// [`compute`] for a u8 tile staged as bytes in the raw slot at `raw` (rows `sw` bytes
 /// apart): each thread loads the words its window reads and widens them in registers
 /// (`device::widen_bytes`), so the tile is never widened into a buffer and the window
@@ -100,7 +97,7 @@ unsafe fn compute_bytes<const R: u32, const C: u32, P: Pixel>(
     // The whole patch inside and its rows aligned (most threads): one store a row, no test.
     let whole = y + k <= h && x + bq <= w && row_pitch.is_multiple_of(bq) && (p as usize).is_multiple_of(bq as usize);
     // Output row o sums in place o % (2R + 1) from its first input row (o) to its last.
-    let mut acc = [[0.0f32; BYTE_QX_MAX]; 2 * MAX_RADIUS as usize + 1];
+    let mut acc = [[0.0f32; BYTE_QX_MAX as usize]; 2 * MAX_RADIUS as usize + 1];
     for i in 0..k + 2 * R {
         let mut v = [0.0f32; 40];
         for q in q0..=q1 {
@@ -147,7 +144,7 @@ unsafe fn compute_bytes<const R: u32, const C: u32, P: Pixel>(
                     unsafe { patch::store::<P, 4>(&q, 1, p, row_pitch, w, h, x + 4 * g as u32, y + o) };
                 }
             }
-            *a = [0.0; BYTE_QX_MAX];
+            *a = [0.0; BYTE_QX_MAX as usize];
         }
         // SAFETY: an empty statement; as a memory clobber it keeps LLVM from hoisting
         // later rows' loads above this row's taps (their windows would take the

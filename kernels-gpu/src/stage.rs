@@ -760,32 +760,37 @@ pub unsafe fn bytes16_edges<P: Pixel>(win: &Window<P>, raw: u32, ghost: u32, tid
     while q < opaque(f * win.sh) {
         let (sy, c) = row_col(q, f);
         let (x, y, how) = group16(win, sy, c);
-        if let Group16::Gather { from, at, n, .. } = how {
-            // SAFETY: group q of the raw slot, which this thread's copy filled (landed).
-            let [w0, w1, w2, w3] = unsafe { load_shared_u32x4(raw + 16 * q) };
-            let v = (w0 as u128) | ((w1 as u128) << 32) | ((w2 as u128) << 64) | ((w3 as u128) << 96);
-            let v = ((v >> (8 * from)) & (u128::MAX >> (128 - 8 * n))) << (8 * at);
-            let words = [v as u32, (v >> 32) as u32, (v >> 64) as u32, (v >> 96) as u32];
-            // SAFETY: group q of the raw slot, 16-byte aligned.
-            unsafe { store_shared_u32x4(raw + 16 * q, words) };
-        } else if let Group16::Fill = how {
-            // SAFETY: group q of the raw slot, 16-byte aligned.
-            unsafe { store_shared_u32x4(raw + 16 * q, [ghost * 0x0101_0101; 4]) };
-        } else if let Group16::Cells = how {
-            // Word by word, rolled (unrolled, the mapping was most of the kernel's code).
-            let mut j = 0;
-            while j < opaque(4) {
-                let mut word = 0;
-                for k in 0..4 {
-                    let sx = 16 * c + 4 * j + k;
-                    if sx >= win.unread && sx < win.sw - win.unread {
-                        // SAFETY: the window's plane (the function's contract).
-                        word |= unsafe { cell(win, x.wrapping_add(4 * j + k), y, ghost) } << (8 * k);
+        match how {
+            Group16::Copy(_) => {}
+            Group16::Gather { from, at, n, .. } => {
+                // SAFETY: group q of the raw slot, which this thread's copy filled (landed).
+                let [w0, w1, w2, w3] = unsafe { load_shared_u32x4(raw + 16 * q) };
+                let v = (w0 as u128) | ((w1 as u128) << 32) | ((w2 as u128) << 64) | ((w3 as u128) << 96);
+                let v = ((v >> (8 * from)) & (u128::MAX >> (128 - 8 * n))) << (8 * at);
+                let words = [v as u32, (v >> 32) as u32, (v >> 64) as u32, (v >> 96) as u32];
+                // SAFETY: group q of the raw slot, 16-byte aligned.
+                unsafe { store_shared_u32x4(raw + 16 * q, words) };
+            }
+            Group16::Fill => {
+                // SAFETY: group q of the raw slot, 16-byte aligned.
+                unsafe { store_shared_u32x4(raw + 16 * q, [ghost * 0x0101_0101; 4]) };
+            }
+            Group16::Cells => {
+                // Word by word, rolled (unrolled, the mapping was most of the kernel's code).
+                let mut j = 0;
+                while j < opaque(4) {
+                    let mut word = 0;
+                    for k in 0..4 {
+                        let sx = 16 * c + 4 * j + k;
+                        if sx >= win.unread && sx < win.sw - win.unread {
+                            // SAFETY: the window's plane (the function's contract).
+                            word |= unsafe { cell(win, x.wrapping_add(4 * j + k), y, ghost) } << (8 * k);
+                        }
                     }
+                    // SAFETY: word j of group q of the raw slot.
+                    unsafe { store_shared(raw + 16 * q + 4 * j, f32::from_bits(word)) };
+                    j += 1;
                 }
-                // SAFETY: word j of group q of the raw slot.
-                unsafe { store_shared(raw + 16 * q + 4 * j, f32::from_bits(word)) };
-                j += 1;
             }
         }
         q += threads;

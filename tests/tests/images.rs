@@ -14,6 +14,34 @@ fn image_variants<T: Pixel>() -> impl Iterator<Item = Variant> {
         .chain([Variant::Auto])
 }
 
+/// `variant` correlates `input` (`img` on the device) with `m` into `output` under zero
+/// ghost cells, a constant `fill` and the four mapping modes, each output checked against
+/// the reference (`case` names the shape in a failure).
+fn every_mode<T: Pixel>(
+    gpu: &Gpu,
+    variant: Variant,
+    (input, output): (&DeviceImage<T>, &mut DeviceImage<T>),
+    img: ArrayView3<T>,
+    m: ndarray::ArrayView2<f32>,
+    fill: f32,
+    case: &str,
+) {
+    let modes = [
+        Mode::Zero,
+        Mode::Constant(fill),
+        Mode::Nearest,
+        Mode::Reflect,
+        Mode::Mirror,
+        Mode::Wrap,
+    ];
+    for mode in modes {
+        gpu.correlate_image_device(input, m, Options { variant, mode }, output)
+            .unwrap();
+        check_image_against_reference(output.to_host().unwrap().view(), img, m, mode)
+            .unwrap_or_else(|e| panic!("{case}, {mode:?}: {e}"));
+    }
+}
+
 /// `img` on the device and an output of its shape, both at the driver's pitch (`None`)
 /// or at `pitch` bytes a row.
 fn upload_with_output<'g, T: Pixel>(
@@ -345,24 +373,8 @@ fn image_mma_tiles_inside_and_at_borders() {
             for radius in 0..=4usize {
                 let k = 2 * radius + 1;
                 let m = random_array((k, k), 600 + radius as u64).mapv(|t| t * 37.0);
-                for mode in [
-                    Mode::Zero,
-                    Mode::Constant(-7.0),
-                    Mode::Nearest,
-                    Mode::Reflect,
-                    Mode::Mirror,
-                    Mode::Wrap,
-                ] {
-                    let opts = Options {
-                        variant: Variant::ImageMma,
-                        mode,
-                    };
-                    gpu.correlate_image_device(&n, m.view(), opts, &mut p).unwrap();
-                    check_image_against_reference(p.to_host().unwrap().view(), img.view(), m.view(), mode)
-                        .unwrap_or_else(|e| {
-                            panic!("{channels} channels, width {width}, pitch {pitch:?}, r = {radius}, {mode:?}: {e}")
-                        });
-                }
+                let case = format!("{channels} channels, width {width}, pitch {pitch:?}, r = {radius}");
+                every_mode(&gpu, Variant::ImageMma, (&n, &mut p), img.view(), m.view(), -7.0, &case);
             }
         }
     }
@@ -388,7 +400,8 @@ fn image_patches_runs_f32_and_u8_images() {
 /// image_patches' u8 tiles at r <= 1 (its byte ring, `layout::families::conv2d_fast::byte_ring`)
 /// on images three of their tiles wide and two and a bit tall, for every channel count:
 /// a tile wholly inside (copied as it is at the driver's pitch), tiles at every border
-/// (their inside copied, their edges staged cell by cell), a last column and row cut
+/// (their inside copied, the groups beside the plane copied, gathered, filled or, across
+/// a right edge that is not a multiple of 16 bytes, staged cell by cell), a last column and row cut
 /// short, at pitches that keep rows 16-byte aligned and ones that do not (staged word
 /// by word), under zero ghost cells, the mapping modes and a byte-valued constant. At the
 /// driver's pitch also with rows of exactly three tiles (a multiple of 16 bytes), where
@@ -419,24 +432,16 @@ fn u8_byte_ring_tiles_inside_and_at_borders() {
                 let img = random_image::<u8>((h, width, channels), 900 + (4 * r + channels + width) as u64);
                 let (n, mut p) = upload_with_output(&gpu, img.view(), pitch);
                 let m = random_array((2 * r + 1, 2 * r + 1), 950 + r as u64);
-                for mode in [
-                    Mode::Zero,
-                    Mode::Constant(9.0),
-                    Mode::Nearest,
-                    Mode::Reflect,
-                    Mode::Mirror,
-                    Mode::Wrap,
-                ] {
-                    let opts = Options {
-                        variant: Variant::ImagePatches,
-                        mode,
-                    };
-                    gpu.correlate_image_device(&n, m.view(), opts, &mut p).unwrap();
-                    check_image_against_reference(p.to_host().unwrap().view(), img.view(), m.view(), mode)
-                        .unwrap_or_else(|e| {
-                            panic!("{channels} channels, {h} x {width}, pitch {pitch:?}, r = {r}, {mode:?}: {e}")
-                        });
-                }
+                let case = format!("{channels} channels, {h} x {width}, pitch {pitch:?}, r = {r}");
+                every_mode(
+                    &gpu,
+                    Variant::ImagePatches,
+                    (&n, &mut p),
+                    img.view(),
+                    m.view(),
+                    9.0,
+                    &case,
+                );
             }
         }
     }

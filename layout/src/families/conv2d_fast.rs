@@ -197,6 +197,10 @@ pub const fn byte_qx(r: u32, c: u32) -> u32 {
     }
 }
 
+/// Most outputs a thread filters across in a byte-ring tile ([`byte_qx`]): the size of
+/// its sums' rows.
+pub const BYTE_QX_MAX: u32 = 2 * QX;
+
 /// Output rows a thread filters down a byte-ring tile, one after another: the rows of its
 /// `f32` patch ([`rows_per_thread`]). 16 rows at 8 wide ran slower than 8 (H200, 8192² ×
 /// 3 u8, r = 1: 181.0 against 173.4 µs).
@@ -271,7 +275,7 @@ const _: () = {
         let mut r = 0;
         while r <= 1 {
             assert!(byte_ring(r, c, 1) > 0 && bands(r, c) == 1 && byte_slot_floats(r, c).is_multiple_of(4));
-            assert!(byte_qx(r, c).is_multiple_of(4) && byte_qx(r, c) <= 2 * QX);
+            assert!(byte_qx(r, c).is_multiple_of(4) && byte_qx(r, c) <= BYTE_QX_MAX);
             assert!(byte_slot_floats(r, c) <= BYTE_WORDS * THREADS_X * THREADS_Y);
             r += 1;
         }
