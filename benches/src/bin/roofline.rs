@@ -28,7 +28,8 @@ struct Args {
     /// Timed launches per case (after 3 warm-ups); the median is reported.
     #[arg(long, default_value_t = 30)]
     reps: usize,
-    /// Only variants whose name contains this (e.g. "fast", "conv3d").
+    /// Only variants whose name contains this (e.g. "fast", "conv3d"), in the cases and
+    /// in the modes table.
     #[arg(long, default_value = "")]
     only: String,
     /// Target: time at most this multiple of the roofline limit.
@@ -513,6 +514,9 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
                     r: usize,
                     mut run: Box<dyn FnMut(Mode) -> gpuconv::Result<()> + '_>|
      -> gpuconv::Result<()> {
+        if !label.contains(&a.only) {
+            return Ok(()); // `--only` filters this table's rows as it does the cases
+        }
         let mut zero = 0.0;
         let mut line = format!("{label:<18} {size:>14} {r:>3}  ");
         for mode in Mode::ALL {
