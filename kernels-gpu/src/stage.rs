@@ -730,17 +730,51 @@ unsafe fn cell<P>(win: &Window<P>, x: u32, y: u32, ghost: u32) -> u32 {
 /// As [`window`], `aligned16(&win)`; `raw` holds `sw·sh` shared bytes, 16-byte aligned.
 #[inline(always)]
 pub unsafe fn bytes16_inside<P: Pixel>(win: &Window<P>, raw: u32, tid: u32, threads: u32) {
-    let (f, plane) = (win.sw / 16, win.plane as *const u8);
-    let mut q = tid;
-    while q < f * win.sh {
-        let (sy, c) = row_col(q, f);
-        if let (_, _, Group16::Copy(off) | Group16::Gather { off, .. }) = group16(win, sy, c) {
-            let src = plane.wrapping_add(off as usize);
-            // SAFETY: 16 bytes of a row inside the plane, 16-byte aligned (aligned16,
-            // group16); group q of the raw slot, 16-byte aligned.
-            unsafe { cp_async_f4(raw + 16 * q, src as *const f32, 16) }
-        }
-        q += threads;
+    let plane = win.plane as *const u8;
+    groups16(
+        win,
+        tid,
+        threads,
+        #[inline(always)]
+        |q, sy, c| {
+            if let (_, _, Group16::Copy(off) | Group16::Gather { off, .. }) = group16(win, sy, c) {
+                let src = plane.wrapping_add(off as usize);
+                // SAFETY: 16 bytes of a row inside the plane, 16-byte aligned (aligned16,
+                // group16); group q of the raw slot, 16-byte aligned.
+                unsafe { cp_async_f4(raw + 16 * q, src as *const f32, 16) }
+            }
+        },
+    )
+}
+
+/// Calls `each(q, sy, c)` once for each 16-byte group `q` (row `sy`, column `c`) of an
+/// [`aligned16`] window, spread over the block's threads: first every group but each
+/// row's first and last that taps read, then those, a row a thread. Beside the plane
+/// those two are gathered under nearest, reflect and mirror ([`group16`]); taken in
+/// row order, every warp would take their mapping for its one or two threads of them at
+/// each of its steps, where last a warp's threads take the same path (H200, 8192² × 3
+/// u8, r = 1: nearest, reflect, mirror 1.030–1.078 -> 1.005–1.012 of zero's time). One
+/// loop, so that `each` is inlined once (two spilled).
+#[inline(always)]
+fn groups16<P>(win: &Window<P>, tid: u32, threads: u32, mut each: impl FnMut(u32, u32, u32)) {
+    let f = win.sw / 16;
+    let (first, last) = (win.unread / 16, (win.sw - win.unread - 1) / 16);
+    let ends = if first == last { 1 } else { 2 };
+    let inner = (f - ends) * win.sh;
+    let mut k = tid;
+    while k < opaque(f * win.sh) {
+        let (sy, c) = if k < inner {
+            let (sy, mut c) = row_col(k, f - ends);
+            c += (c >= first) as u32;
+            c += (c >= last && last != first) as u32;
+            (sy, c)
+        } else if k - inner < win.sh {
+            (k - inner, first)
+        } else {
+            (k - inner - win.sh, last)
+        };
+        each(sy * f + c, sy, c);
+        k += threads;
     }
 }
 
@@ -755,46 +789,49 @@ pub unsafe fn bytes16_inside<P: Pixel>(win: &Window<P>, raw: u32, tid: u32, thre
 /// As [`bytes16_inside`] for the same window and slot.
 #[inline(always)]
 pub unsafe fn bytes16_edges<P: Pixel>(win: &Window<P>, raw: u32, ghost: u32, tid: u32, threads: u32) {
-    let f = win.sw / 16;
-    let mut q = tid;
-    while q < opaque(f * win.sh) {
-        let (sy, c) = row_col(q, f);
-        let (x, y, how) = group16(win, sy, c);
-        match how {
-            Group16::Copy(_) => {}
-            Group16::Gather { from, at, n, .. } => {
-                // SAFETY: group q of the raw slot, which this thread's copy filled (landed).
-                let [w0, w1, w2, w3] = unsafe { load_shared_u32x4(raw + 16 * q) };
-                let v = (w0 as u128) | ((w1 as u128) << 32) | ((w2 as u128) << 64) | ((w3 as u128) << 96);
-                let v = ((v >> (8 * from)) & (u128::MAX >> (128 - 8 * n))) << (8 * at);
-                let words = [v as u32, (v >> 32) as u32, (v >> 64) as u32, (v >> 96) as u32];
-                // SAFETY: group q of the raw slot, 16-byte aligned.
-                unsafe { store_shared_u32x4(raw + 16 * q, words) };
-            }
-            Group16::Fill => {
-                // SAFETY: group q of the raw slot, 16-byte aligned.
-                unsafe { store_shared_u32x4(raw + 16 * q, [ghost * 0x0101_0101; 4]) };
-            }
-            Group16::Cells => {
-                // Word by word, rolled (unrolled, the mapping was most of the kernel's code).
-                let mut j = 0;
-                while j < opaque(4) {
-                    let mut word = 0;
-                    for k in 0..4 {
-                        let sx = 16 * c + 4 * j + k;
-                        if sx >= win.unread && sx < win.sw - win.unread {
-                            // SAFETY: the window's plane (the function's contract).
-                            word |= unsafe { cell(win, x.wrapping_add(4 * j + k), y, ghost) } << (8 * k);
+    groups16(
+        win,
+        tid,
+        threads,
+        #[inline(always)]
+        |q, sy, c| {
+            let (x, y, how) = group16(win, sy, c);
+            match how {
+                Group16::Copy(_) => {}
+                Group16::Gather { from, at, n, .. } => {
+                    // SAFETY: group q of the raw slot, which this thread's copy filled (landed:
+                    // `groups16` gives a group the same thread in both calls).
+                    let [w0, w1, w2, w3] = unsafe { load_shared_u32x4(raw + 16 * q) };
+                    let v = (w0 as u128) | ((w1 as u128) << 32) | ((w2 as u128) << 64) | ((w3 as u128) << 96);
+                    let v = ((v >> (8 * from)) & (u128::MAX >> (128 - 8 * n))) << (8 * at);
+                    let words = [v as u32, (v >> 32) as u32, (v >> 64) as u32, (v >> 96) as u32];
+                    // SAFETY: group q of the raw slot, 16-byte aligned.
+                    unsafe { store_shared_u32x4(raw + 16 * q, words) };
+                }
+                Group16::Fill => {
+                    // SAFETY: group q of the raw slot, 16-byte aligned.
+                    unsafe { store_shared_u32x4(raw + 16 * q, [ghost * 0x0101_0101; 4]) };
+                }
+                Group16::Cells => {
+                    // Word by word, rolled (unrolled, the mapping was most of the kernel's code).
+                    let mut j = 0;
+                    while j < opaque(4) {
+                        let mut word = 0;
+                        for k in 0..4 {
+                            let sx = 16 * c + 4 * j + k;
+                            if sx >= win.unread && sx < win.sw - win.unread {
+                                // SAFETY: the window's plane (the function's contract).
+                                word |= unsafe { cell(win, x.wrapping_add(4 * j + k), y, ghost) } << (8 * k);
+                            }
                         }
+                        // SAFETY: word j of group q of the raw slot.
+                        unsafe { store_shared(raw + 16 * q + 4 * j, f32::from_bits(word)) };
+                        j += 1;
                     }
-                    // SAFETY: word j of group q of the raw slot.
-                    unsafe { store_shared(raw + 16 * q + 4 * j, f32::from_bits(word)) };
-                    j += 1;
                 }
             }
-        }
-        q += threads;
-    }
+        },
+    )
 }
 
 /// Starts the copies of a [`by_bytes16`] window as it is, 16 bytes a copy, into the raw
