@@ -750,11 +750,11 @@ pub unsafe fn bytes16_inside<P: Pixel>(win: &Window<P>, raw: u32, tid: u32, thre
 /// Calls `each(q, sy, c)` once for each 16-byte group `q` (row `sy`, column `c`) of an
 /// [`aligned16`] window, spread over the block's threads: first every group but each
 /// row's first and last that taps read, then those, a row a thread. Beside the plane
-/// those two are gathered under nearest, reflect and mirror ([`group16`]); taken in
-/// row order, every warp would take their mapping for its one or two threads of them at
-/// each of its steps, where last a warp's threads take the same path (H200, 8192² × 3
-/// u8, r = 1: nearest, reflect, mirror 1.030–1.078 -> 1.005–1.012 of zero's time). One
-/// loop, so that `each` is inlined once (two spilled).
+/// those two are gathered under nearest, reflect and mirror ([`group16`]). Taken in row
+/// order, they fall to one or two threads of every warp, which then takes their mapping
+/// at each of its steps; taken last, a row a thread, a warp's threads take the same path
+/// (H200, 8192² × 3 u8, r = 1: nearest, reflect, mirror 1.030–1.078 -> 1.005–1.013 of
+/// zero's time). One loop, so that `each` is inlined once (two spilled).
 #[inline(always)]
 fn groups16<P>(win: &Window<P>, tid: u32, threads: u32, mut each: impl FnMut(u32, u32, u32)) {
     let f = win.sw / 16;
