@@ -6,7 +6,7 @@
 //! get inputs with more tiles than the GPU holds blocks, so the copy ring wraps.
 use gpuconv::{Gpu, Mode, Options, PixelKind, Variant};
 use gpuconv_tests::{check_against_reference, random_array, random_vec};
-use layout::families::conv2d_fast::byte_tile_h;
+use layout::families::conv2d_fast::{byte_tile_h, byte_tile_w};
 use layout::{Entry, Family, Pixels, Radii};
 use ndarray::IxDyn;
 
@@ -76,11 +76,12 @@ fn run_image(gpu: &Gpu, f: &'static Family, e: &Entry, radius: [u32; 3], mode: M
         ("image_patches", Some(r)) => byte_tile_h(r, channels).max(64) as usize,
         _ => 64,
     };
-    // image_patches at odd channel counts: rows of 2304 bytes, a multiple of 16 and of
-    // its u8 tiles' width, where wrap copies the groups beside the plane whole and the
-    // other mapping modes gather the border pixel into place (`stage::group16`).
+    // image_patches at odd channel counts: rows of 9 of its widest u8 tiles (2304 bytes),
+    // a multiple of 16, of 3 and of every u8 tile's width, where wrap copies the groups
+    // beside the plane whole and the other mapping modes gather the border pixel into
+    // place (`stage::group16`).
     let width = if f.name == "image_patches" && channels % 2 == 1 {
-        2304 / channels as usize
+        9 * byte_tile_w(1, 3) as usize / channels as usize
     } else {
         2100 / channels as usize + 1
     };
