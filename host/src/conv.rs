@@ -580,6 +580,7 @@ impl Gpu {
             input: buffers.input,
             output: buffers.output,
             mask: mask_addr,
+            tile_counter: self.tile_counter(),
             extent: problem.extent,
             radius,
             mode: mode.code(),

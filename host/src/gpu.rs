@@ -89,6 +89,10 @@ pub struct Gpu {
     /// Device buffer of the families that take the mask by pointer, with what it was
     /// built from (so a repeat launch neither rebuilds nor uploads it).
     global_mask: RefCell<Option<GlobalBuffer>>,
+    /// The two words entries that hand out their tiles by a counter take them from
+    /// (`ConvArgs::tile_counter`): zeroed here, and set back to 0 by each such launch as
+    /// it ends. One pair serves every launch, as they run one at a time on `stream`.
+    tile_counter: DeviceBuffer<u32>,
     /// Streaming multiprocessors, for sizing persistent grids.
     sm_count: u32,
     /// Blocks per SM of each (module, entry, shared bytes) that needed preparing (see
@@ -182,6 +186,7 @@ impl Gpu {
             stream,
             const_masks: RefCell::new(HashMap::new()),
             global_mask: RefCell::new(None),
+            tile_counter: DeviceBuffer::zeroed(2).map_err(|e| oom(e, 8))?,
             sm_count,
             occupancy: RefCell::new(HashMap::new()),
             shared_allowed: RefCell::new(HashMap::new()),
@@ -202,6 +207,11 @@ impl Gpu {
     /// The device's name, e.g. "NVIDIA H200".
     pub fn device_name(&self) -> Result<String> {
         Ok(cust::device::Device::get_device(0)?.name()?)
+    }
+
+    /// Device address of the launches' tile counter (`ConvArgs::tile_counter`).
+    pub(crate) fn tile_counter(&self) -> u64 {
+        self.tile_counter.as_device_ptr().as_raw()
     }
 
     /// Streaming multiprocessors of the device.

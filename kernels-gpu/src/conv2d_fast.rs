@@ -388,54 +388,48 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
     } else {
         0
     };
-    // Each row of tiles rotated by its row (`TileCursor::rotated`): the blocks on the
-    // image's left and right columns would otherwise stage a border tile in 4. The tile
-    // that lands is the tile computed next: one cursor for both.
-    let cursor = || TileCursor::rotated(grid, block_x(), grid_dim_x());
-    let (mut staged, computed) = (cursor(), core::cell::Cell::new(cursor()));
+    // The tiles past each block's first are handed out by a counter (`counted_tiles`):
+    // blocks that draw border tiles take fewer, and the last round ends together.
+    let counter = a.tile_counter as *mut u32;
     // How a tile is staged is worked out again from its window when it lands (a few
     // uniform compares), rather than remembered per slot (bookkeeping that cost more).
-    pipelined_tiles(
-        byte_ring(R, C, 1),
-        grid[0] * grid[1] * grid[2],
-        slot,
-        #[inline(always)]
-        |_, _, at| {
-            let win = window(staged.advance());
-            if stage::by_bytes16(&win) {
-                // SAFETY: by_bytes16; the slot holds the window's bytes.
-                unsafe { stage::bytes16(&win, at, tid, THREADS) }
-            } else if stage::aligned16(&win) {
-                // SAFETY: aligned16; the slot holds the window's bytes.
-                unsafe { stage::bytes16_inside(&win, at, tid, THREADS) }
-            }
-        },
-        #[inline(always)]
-        |_, _, at| {
-            let win = window(computed.get().current());
-            if stage::by_bytes16(&win) {
-                // Copied whole: landed.
-            } else if stage::aligned16(&win) {
-                // SAFETY: the slot is this tile's, its inside groups landed (bytes16_inside).
-                unsafe { stage::bytes16_edges(&win, at, ghost, tid, THREADS) }
-            } else {
-                // SAFETY: the kernel's contract covers the plane; the slot holds the
-                // window's bytes and is this tile's.
-                unsafe { stage::bytes_window::<P, { BYTE_WORDS as usize }>(&win, at, ghost, tid, THREADS) }
-            }
-            true
-        },
-        #[inline(always)]
-        |_, s| {
-            let mut cursor = computed.get();
-            let [tx, ty, z] = cursor.advance();
-            computed.set(cursor);
-            let (x0, y0) = (tx * geometry.0, ty * geometry.1);
-            let out = p.wrapping_add(z as usize * plane_len);
-            // SAFETY: the slot's bytes landed before the barrier.
-            unsafe { compute_bytes::<R, C, P>(shared_addr(s), out, (w, h, row_pitch), (x0, y0)) }
-        },
-    )
+    let stage = #[inline(always)]
+    |tile, _, at| {
+        let win = window(tile);
+        if stage::by_bytes16(&win) {
+            // SAFETY: by_bytes16; the slot holds the window's bytes.
+            unsafe { stage::bytes16(&win, at, tid, THREADS) }
+        } else if stage::aligned16(&win) {
+            // SAFETY: aligned16; the slot holds the window's bytes.
+            unsafe { stage::bytes16_inside(&win, at, tid, THREADS) }
+        }
+    };
+    let land = #[inline(always)]
+    |tile, _, at| {
+        let win = window(tile);
+        if stage::by_bytes16(&win) {
+            // Copied whole: landed.
+        } else if stage::aligned16(&win) {
+            // SAFETY: the slot is this tile's, its inside groups landed (bytes16_inside).
+            unsafe { stage::bytes16_edges(&win, at, ghost, tid, THREADS) }
+        } else {
+            // SAFETY: the kernel's contract covers the plane; the slot holds the
+            // window's bytes and is this tile's.
+            unsafe { stage::bytes_window::<P, { BYTE_WORDS as usize }>(&win, at, ghost, tid, THREADS) }
+        }
+        true
+    };
+    let compute = #[inline(always)]
+    |[tx, ty, z]: [u32; 3], s| {
+        let (x0, y0) = (tx * geometry.0, ty * geometry.1);
+        let out = p.wrapping_add(z as usize * plane_len);
+        // SAFETY: the slot's bytes landed before the barrier.
+        unsafe { compute_bytes::<R, C, P>(shared_addr(s), out, (w, h, row_pitch), (x0, y0)) }
+    };
+    let ring = byte_ring(R, C, 1);
+    // SAFETY: `a.tile_counter` is the launch's zeroed counter (the kernel's contract); the
+    // shared memory holds the ring and the counter's words (`shared_floats`).
+    unsafe { counted_tiles(ring, grid, slot, (counter, tid), stage, land, compute) }
 }
 
 /// Entries and their launch bounds: 256 threads, `min_blocks(R, 1)` blocks per SM

@@ -275,6 +275,30 @@ pub unsafe fn atomic_add_shared_u32(addr: u32, v: u32) -> u32 {
     old
 }
 
+/// Adds `v` to the global word at `p` atomically (`atom.global.add.u32`, relaxed, GPU
+/// scope) and returns the word before: tiles handed out to a grid's blocks.
+///
+/// # Safety
+/// `p` is a 4-byte aligned global address of a live `u32`.
+#[inline(always)]
+pub unsafe fn atomic_add_global_u32(p: *mut u32, v: u32) -> u32 {
+    let old: u32;
+    // SAFETY: per the function's contract.
+    unsafe {
+        core::arch::asm!("atom.global.add.u32 {o}, [{p}], {v};", o = out(reg32) old, p = in(reg64) p,
+            v = in(reg32) v, options(nostack, preserves_flags));
+    }
+    old
+}
+
+/// `fence.acq_rel.gpu`: this thread's memory operations before it are seen by the GPU's
+/// other threads before those after it.
+#[inline(always)]
+pub fn fence_gpu() {
+    // SAFETY: a fence; touches no memory.
+    unsafe { core::arch::asm!("fence.acq_rel.gpu;", options(nostack, preserves_flags)) }
+}
+
 /// Loads 16 bytes from shared memory as four words (`ld.shared.v4.u32`).
 ///
 /// # Safety
@@ -1034,6 +1058,110 @@ pub fn pipelined_tiles(
     }
 }
 
+/// [`pipelined_tiles`] over the tiles of a grid of `n[0] × n[1] × n[2]` (x fastest), but
+/// handed out by a counter rather than walked `gridDim.x` apart: each block stages its
+/// first `stages - 1` tiles as the fixed walk would (`b + k·gridDim.x`), and every later
+/// tile is the next of the rest, taken from `counter[0]` by thread 0 while the block
+/// computes and published to the block in shared memory at `base + 4·buf_floats·stages`
+/// (`layout::args::COUNTED_WORDS` words). A block that finishes early takes more, so the blocks end
+/// within about a tile of each other, where the fixed walk leaves the SMs of its
+/// `tiles mod gridDim.x` last tiles working alone. The closures take a tile's
+/// coordinates. The last block to finish sets both counter words back to 0
+/// (`counter[1]` counts the blocks done), so the next launch finds them so.
+///
+/// # Safety
+/// `counter` is two global words, 0 at launch and touched by no other launch running
+/// at the same time; the block's shared memory holds `stages` buffers of `buf_floats`
+/// and the `COUNTED_WORDS` after them. Every thread of the block calls it.
+#[inline(always)]
+pub unsafe fn counted_tiles(
+    stages: u32,
+    n: [u32; 3],
+    buf_floats: u32,
+    (counter, tid): (*mut u32, u32),
+    mut stage: impl FnMut([u32; 3], u32, u32),
+    mut land: impl FnMut([u32; 3], u32, u32) -> bool,
+    mut compute: impl FnMut([u32; 3], *const f32),
+) {
+    const NONE: u32 = u32::MAX; // a coordinate past the grid: no tile
+    let s = shared_f32();
+    let base = shared_addr(s);
+    let next = base + 4 * buf_floats * stages;
+    let (step, tiles) = (grid_dim_x(), n[0] * n[1] * n[2]);
+    let coords = |t: u32| if t < tiles { TileCursor::split(n, t) } else { [NONE; 3] };
+    // Thread 0 takes the next tile of those past the fixed first rounds.
+    let take = || {
+        // SAFETY: counter[0] is live (the function's contract).
+        let k = unsafe { atomic_add_global_u32(counter, 1) };
+        coords((stages - 1) * step + k)
+    };
+    let publish = |slot: u32, c: [u32; 3]| {
+        if tid == 0 {
+            // SAFETY: slot `slot` of the published coordinates (the contract's words).
+            unsafe { store_shared_u32x4(next + 16 * slot, [c[0], c[1], c[2], 0]) }
+        }
+    };
+    let read = |slot: u32| {
+        // SAFETY: as `publish`.
+        let [x, y, z, _] = unsafe { load_shared_u32x4(next + 16 * slot) };
+        [x, y, z]
+    };
+    // The staged tiles not yet computed, oldest first (at most 3: `stages` ≤ 4).
+    let mut pend = [[NONE; 3]; 3];
+    for k in 0..stages - 1 {
+        pend[k as usize] = coords(block_x() + k * step);
+        if pend[k as usize][0] != NONE {
+            stage(pend[k as usize], k, base + 4 * buf_floats * k);
+        }
+        cp_async_commit(); // empty groups keep the count uniform
+    }
+    publish(0, if tid == 0 { take() } else { [NONE; 3] });
+    sync_threads();
+    let mut ahead = read(0);
+    let (mut b, mut q) = (0, 0);
+    while pend[0][0] != NONE {
+        let mut taken = [NONE; 3];
+        if ahead[0] != NONE {
+            let slot = (b + stages - 1) % stages;
+            stage(ahead, slot, base + 4 * buf_floats * slot);
+            if tid == 0 {
+                taken = take(); // flies while the block computes
+            }
+        }
+        cp_async_commit();
+        cp_async_wait_all_but(stages - 1); // this thread's copies of pend[0] have landed
+        if land(pend[0], b, base + 4 * buf_floats * b) {
+            sync_threads(); // ... and everyone else's
+        }
+        compute(pend[0], s.wrapping_add((buf_floats * b) as usize));
+        // Slot q + 1 was last read after the barrier that ended iteration q - 2, and the
+        // barrier that ended iteration q - 1 lies between.
+        publish((q + 1) % 2, taken);
+        sync_threads(); // buffer b is free to be refilled; the next tile is published
+        for k in 0..stages as usize - 2 {
+            pend[k] = pend[k + 1];
+        }
+        pend[stages as usize - 2] = ahead;
+        ahead = read((q + 1) % 2);
+        b = (b + 1) % stages;
+        q += 1;
+    }
+    if tid == 0 {
+        fence_gpu(); // this block's takes before its count of the blocks done
+                     // SAFETY: counter[1] is live (the function's contract).
+        let done = unsafe { atomic_add_global_u32(counter.wrapping_add(1), 1) };
+        if done == step - 1 {
+            // Every block has taken its last tile: set the counter back for the next launch.
+            fence_gpu();
+            // SAFETY: the two counter words (the function's contract).
+            unsafe {
+                store_global_u32(counter as *mut u8, 0);
+                store_global_u32(counter.wrapping_add(1) as *mut u8, 0);
+            }
+        }
+    }
+}
+
 /// Walks the tiles `first, first + step, ...` of a grid of `n[0] × n[1] × n[2]` tiles (x
 /// fastest) as `pipelined_tiles` visits them, yielding each tile's coordinates without a
 /// division per tile: the first tile and the step are split into coordinates once, then
@@ -1051,7 +1179,7 @@ pub struct TileCursor {
 impl TileCursor {
     /// Splits `v` into coordinates of the grid `n` (x fastest).
     #[inline(always)]
-    fn split(n: [u32; 3], v: u32) -> [u32; 3] {
+    pub fn split(n: [u32; 3], v: u32) -> [u32; 3] {
         // Never 0: no division-by-zero panic path.
         let (nx, ny) = (n[0].max(1), n[1].max(1));
         [v % nx, (v / nx) % ny, v / nx / ny]

@@ -33,6 +33,11 @@ pub unsafe trait KernelParams: Copy {
     const LIST: ParamList;
 }
 
+/// Words of shared memory a block that takes its tiles from [`ConvArgs::tile_counter`]
+/// keeps after its buffers: two slots of a tile's coordinates (16 bytes each), one
+/// published while the other is read.
+pub const COUNTED_WORDS: u32 = 8;
+
 /// Arguments of every convolution kernel. Axes are named from the innermost (x, the
 /// contiguous one) out: a `(depth, height, width)` array has `extent = [width, height,
 /// depth]`. Axes past the dimension have extent 1 and radius 0. Each kernel reads the
@@ -47,6 +52,10 @@ pub struct ConvArgs {
     /// Device address of the mask, row-major, for families whose mask is a pointer
     /// ([`crate::MaskLoc::Global`]); 0 for the others, which read a `.const` symbol.
     pub mask: u64,
+    /// Device address of two words, 0 at launch, that entries handing out their tiles by
+    /// a counter take them from (and set back to 0 when done; [`COUNTED_WORDS`]); the
+    /// host's one pair, as launches on its stream run one at a time.
+    pub tile_counter: u64,
     /// Elements along x, y, z.
     pub extent: [u32; 3],
     /// Mask radius along x, y, z: the mask is `2r+1` taps along each axis.

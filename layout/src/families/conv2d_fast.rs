@@ -252,7 +252,11 @@ pub fn byte_ghosts(mode: u32, fill: f32) -> bool {
 pub const fn shared_floats(r: u32, c: u32, bytes: u32) -> u32 {
     let barriers = if tile_map(r) { stages(r, c) } else { 0 };
     let tiles = barriers_at(r, c, bytes) + barriers * crate::tile_map::BARRIER_FLOATS;
-    let ring = byte_ring(r, c, bytes) * byte_slot_floats(r, c);
+    // The byte ring's tiles come from the launch's counter (`crate::args::COUNTED_WORDS`).
+    let ring = match byte_ring(r, c, bytes) {
+        0 => 0,
+        n => n * byte_slot_floats(r, c) + crate::args::COUNTED_WORDS,
+    };
     if ring > tiles {
         ring
     } else {
