@@ -1089,14 +1089,19 @@ pub unsafe fn counted_tiles(
     let next = base + 4 * buf_floats * stages;
     let (step, tiles) = (grid_dim_x(), n[0] * n[1] * n[2]);
     let coords = |t: u32| if t < tiles { TileCursor::split(n, t) } else { [NONE; 3] };
-    // Thread 0 takes the next tile of those past the fixed first rounds.
+    // Thread 0 takes the next tile of those past the fixed first rounds: its index, which
+    // it splits only when it publishes it, so that its warp waits for the atomic there,
+    // after the tile it computes, rather than at the barrier before it.
     let take = || {
         // SAFETY: counter[0] is live (the function's contract).
-        let k = unsafe { atomic_add_global_u32(counter, 1) };
-        coords((stages - 1) * step + k)
+        unsafe { atomic_add_global_u32(counter, 1) }
     };
-    let publish = |slot: u32, c: [u32; 3]| {
+    let publish = |slot: u32, k: u32| {
         if tid == 0 {
+            // Here (`computed_u32`): LLVM would split it as soon as the atomic returns.
+            // (Saturating: `NONE`, no tile taken, stays past the grid.)
+            let t = computed_u32(k).saturating_add((stages - 1) * step);
+            let c = coords(t);
             // SAFETY: slot `slot` of the published coordinates (the contract's words).
             unsafe { store_shared_u32x4(next + 16 * slot, [c[0], c[1], c[2], 0]) }
         }
@@ -1115,12 +1120,12 @@ pub unsafe fn counted_tiles(
         }
         cp_async_commit(); // empty groups keep the count uniform
     }
-    publish(0, if tid == 0 { take() } else { [NONE; 3] });
+    publish(0, if tid == 0 { take() } else { NONE });
     sync_threads();
     let mut ahead = read(0);
     let (mut b, mut q) = (0, 0);
     while pend[0][0] != NONE {
-        let mut taken = [NONE; 3];
+        let mut taken = NONE;
         if ahead[0] != NONE {
             let slot = (b + stages - 1) % stages;
             stage(ahead, slot, base + 4 * buf_floats * slot);
