@@ -427,6 +427,31 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
         unsafe { compute_bytes::<R, C, P>(shared_addr(s), out, (w, h, row_pitch), (x0, y0)) }
     };
     let ring = byte_ring(R, C, 1);
+    if C == 1 {
+        // One channel walks the tiles `gridDim.x` apart: the counter's taken index, live
+        // across a tile, pushed `image_patches_c1_r1` past its 48 registers (28 bytes
+        // spilled). Each row of tiles rotated by its row (`TileCursor::rotated`): the
+        // blocks on the image's left and right columns would otherwise stage a border
+        // tile in 4. The tile that lands is the tile computed next: one cursor for both.
+        let cursor = || TileCursor::rotated(grid, block_x(), grid_dim_x());
+        let (mut staged, computed) = (cursor(), core::cell::Cell::new(cursor()));
+        return pipelined_tiles(
+            ring,
+            grid[0] * grid[1] * grid[2],
+            slot,
+            #[inline(always)]
+            |_, k, at| stage(staged.advance(), k, at),
+            #[inline(always)]
+            |_, k, at| land(computed.get().current(), k, at),
+            #[inline(always)]
+            |_, s| {
+                let mut c = computed.get();
+                let tile = c.advance();
+                computed.set(c);
+                compute(tile, s)
+            },
+        );
+    }
     // SAFETY: `a.tile_counter` is the launch's zeroed counter (the kernel's contract); the
     // shared memory holds the ring and the counter's words (`shared_floats`).
     unsafe { counted_tiles(ring, grid, slot, (counter, tid), stage, land, compute) }
