@@ -447,6 +447,44 @@ fn u8_byte_ring_tiles_inside_and_at_borders() {
     }
 }
 
+/// u8 images with many more byte-ring tiles than a GPU holds blocks at once, so that
+/// most tiles are handed out by the launch's counter (`device::counted_tiles`, 2 to 4
+/// channels; one channel walks them in turn), one launch after another on one `Gpu`:
+/// each checked against the reference, and a small image between two large ones, so a
+/// launch that left the counter anywhere but 0 would skip or repeat the next one's tiles.
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn u8_byte_ring_tiles_handed_out_one_launch_after_another() {
+    use layout::families::conv2d_fast::{byte_tile_h, byte_tile_w};
+    let gpu = gpu();
+    let m = random_array((3, 3), 971);
+    for channels in 1..=4usize {
+        let c = channels as u32;
+        let (tw, th) = (byte_tile_w(1, c) as usize, byte_tile_h(1, c) as usize);
+        // 8 tiles across and 320 down: 2560 tiles, against 396 blocks on an H200.
+        let large = random_image::<u8>((320 * th - 5, 8 * tw / channels, channels), 972 + channels as u64);
+        let small = random_image::<u8>((th + 3, tw / channels + 7, channels), 976 + channels as u64);
+        for (img, mode) in [
+            (&large, Mode::Zero),
+            (&small, Mode::Reflect),
+            (&large, Mode::Wrap),
+            (&large, Mode::Zero),
+        ] {
+            let (n, mut p) = upload_with_output(&gpu, img.view(), None);
+            let opts = Options {
+                variant: Variant::ImagePatches,
+                mode,
+            };
+            gpu.correlate_image_device(&n, m.view(), opts, &mut p).unwrap();
+            check_image_against_reference(p.to_host().unwrap().view(), img.view(), m.view(), mode)
+                .unwrap_or_else(|e| panic!("{channels} channels, {:?}, {mode:?}: {e}", img.dim()));
+        }
+    }
+}
+
 /// One entry launched with each pixel type's shared memory in turn, u8 first
 /// (`image_patches_c1_r4`: u8 tiles take more than f32's, both above 48 KiB): each launch
 /// runs with the opt-in it needs, whatever ran before (the driver keeps one size a
