@@ -13,9 +13,9 @@ use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv2d_fast::{
     baked_min_blocks, band_h, bands, barrier_after_copy, barriers_at, border_tiles_by_copy, buffer_floats, byte_ghosts,
-    byte_qx, byte_ring, byte_rows, byte_slot_floats, byte_staged_w, byte_tile_h, byte_tile_w, min_blocks, pad,
-    persistent, rows_per_thread, staged_w, stages, tile_box, tile_h, tile_map, BYTE_QX_MAX, BYTE_WORDS, MAX_RADIUS, QX,
-    THREADS_X, THREADS_Y, TILE_W,
+    byte_qx, byte_ring, byte_rows, byte_slot_floats, byte_staged_w, byte_tile_h, byte_tile_w, counted, counted_at,
+    min_blocks, pad, persistent, rows_per_thread, staged_w, stages, tile_box, tile_h, tile_map, BYTE_QX_MAX,
+    BYTE_WORDS, MAX_RADIUS, QX, THREADS_X, THREADS_Y, TILE_W,
 };
 use layout::mode::zero_ghosts;
 use layout::tile_map::box_bytes;
@@ -176,21 +176,6 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
     let p = a.output as *mut P;
     let plane_len = row_pitch as usize * h as usize;
     let grid = [w.div_ceil(TILE_W), h.div_ceil(tile_h(R, C)), planes];
-    // Both callbacks see tiles block_x, block_x + grid, ... in order: one cursor each,
-    // each row of tiles rotated by its row (`TileCursor::rotated`), so that the border
-    // tiles, which stage slower than the tensor copies of the others under a mapping
-    // mode, fall to every block rather than to those on the image's left and right
-    // columns (H200, 8192², r = 4, reflect: 1.06 of zero's time unrotated).
-    // (Blocks of one tile, below the persistent radii, need neither.)
-    let cursor = || {
-        if persistent(R) {
-            TileCursor::rotated(grid, block_x(), grid_dim_x())
-        } else {
-            TileCursor::new(grid, block_x(), grid_dim_x())
-        }
-    };
-    // The computed cursor in a cell: `land` reads the tile it lands, `compute` moves on.
-    let (mut staged, computed) = (cursor(), core::cell::Cell::new(cursor()));
     let tid = thread_y() * THREADS_X + thread_x();
     let pd = pad(R, C, bytes::<P>());
     if byte_ring(R, C, bytes::<P>()) > 0 && byte_ghosts(a.mode, a.fill) {
@@ -223,107 +208,139 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
         // SAFETY: a barrier a buffer, after the buffers (`barriers_at`, `shared_floats`).
         unsafe { init_tile_barriers(bars, stages(R, C), tid) };
     }
+    // Inlined even where two entries share the instantiation (conv2d_fast_rR and
+    // image_patches_c1_rR): outlined, ptxas kept 120 bytes of stack a call.
+    let stage = #[inline(always)]
+    |[tx, ty, z]: [u32; 3], slot: u32, buf: u32| {
+        let win = window([tx, ty, z]);
+        // Where border tiles are staged by threads, `fixing` stays 0 and this is the
+        // code they had before (`interior` evaluated only past `zero_ghosts`).
+        let by_copy = if border_tiles_by_copy(R, C) {
+            let interior = stage::interior(&win);
+            let fix = tma && !zero_ghosts && !interior;
+            fixing.set((fixing.get() & !(1 << slot)) | ((fix as u32) << slot));
+            tma && (zero_ghosts || interior || fix)
+        } else {
+            tma && (zero_ghosts || stage::interior(&win))
+        };
+        if by_copy {
+            mapped.set(mapped.get() | (1 << slot));
+            if tid == 0 {
+                // The buffer's last tile may have been stored by threads (a border
+                // tile): order those stores before the tensor copy's.
+                fence_proxy_async();
+                // SAFETY: `a.tile_map`: the map describes the input with this box
+                // (`tile_box`); the buffer is 128-byte aligned (a multiple of 128
+                // bytes from the base) and the barrier is the buffer's, used by
+                // this copy alone until it lands.
+                unsafe {
+                    tile_map_load(
+                        buf,
+                        tile_barrier(bars, slot),
+                        box_bytes(tile_box(R, C)),
+                        [win.gx0, win.gy0, z],
+                    )
+                };
+            }
+            return;
+        }
+        mapped.set(mapped.get() & !(1 << slot));
+        bytes16.set(stages(R, C) == 1 && stage::by_bytes16(&win));
+        if bytes16.get() {
+            // SAFETY: as below; by_bytes16.
+            return unsafe { stage::bytes16(&win, raw, tid, THREADS) };
+        }
+        // SAFETY: the kernel's contract covers n and the extent; the buffer holds
+        // buffer_floats = sw·sh floats; x0 and pad are multiples of 4.
+        unsafe { stage::window(win, buf, tid, THREADS) }
+    };
+    let land = #[inline(always)]
+    |[tx, ty, z]: [u32; 3], slot: u32, buf: u32| {
+        if (mapped.get() >> slot) & 1 != 0 {
+            let q = phases.get();
+            // SAFETY: the buffer's barrier, initialized above.
+            unsafe { barrier_wait(tile_barrier(bars, slot), (q >> slot) & 1) };
+            phases.set(q ^ (1 << slot));
+            if (fixing.get() >> slot) & 1 != 0 {
+                let win = window([tx, ty, z]);
+                let (x0, y0) = (tx * TILE_W, ty * tile_h(R, C));
+                // The columns and rows the taps of the tile's outputs inside the plane read.
+                let x_hi = pd + TILE_W.min(w - x0) + R;
+                let rows = tile_h(R, C).min(h - y0) + 2 * R;
+                // SAFETY: f32 (tensor copies); the buffer holds the landed window, x_hi <=
+                // pd + TILE_W + R <= sw and rows <= sh.
+                unsafe {
+                    stage::ghosts_after_copy(
+                        win.plane as *const f32,
+                        row_pitch,
+                        (w, h),
+                        (win.gx0, win.gy0),
+                        (win.sw, win.sh),
+                        (a.mode, a.fill),
+                        buf,
+                        (pd - R, x_hi),
+                        rows,
+                        (tid, THREADS),
+                    )
+                };
+                return true; // everyone's ghost cells before the taps
+            }
+            // Every thread waited for the copy itself (`mapped` is the block's).
+            return barrier_after_copy(R);
+        }
+        if bytes16.get() {
+            // SAFETY: the tile `bytes16` copied (one buffer); its copies landed.
+            unsafe { stage::widen16::<P>(raw, buf, buffer_floats(R, C, bytes::<P>()), tid, THREADS) };
+        }
+        true
+    };
+    let compute = #[inline(always)]
+    |[tx, ty, z]: [u32; 3], s: *const f32| {
+        let (x0, y0) = (tx * TILE_W, ty * tile_h(R, C));
+        let out = p.wrapping_add(z as usize * plane_len);
+        // SAFETY: the kernel's contract covers p and the extent; `s` is tile t's buffer.
+        unsafe { compute::<R, C, P>(s, out, (w, h, row_pitch), (x0, y0)) }
+    };
+    let (buffers, buffer) = (stages(R, C), buffer_floats(R, C, bytes::<P>()));
+    if counted(R, C, 4) {
+        // The tiles past each block's first rounds are handed out by a counter
+        // (`counted_tiles`): blocks that draw border tiles, slower to stage under a
+        // mapping mode, take fewer, and the last round ends together.
+        let words = shared_addr(shared_f32()) + 4 * counted_at(R, C, bytes::<P>());
+        let counter = a.tile_counter as *mut u32;
+        // SAFETY: `a.tile_counter` is the launch's zeroed counter (the kernel's contract);
+        // the shared memory holds the buffers, the barriers and the counter's words
+        // (`shared_floats`).
+        return unsafe { counted_tiles(buffers, grid, (buffer, words), (counter, tid), stage, land, compute) };
+    }
+    // Tiles block_x, block_x + grid, ... in order: one cursor for the tile staged, one for
+    // the tile landed and computed; at r = 5..8 each row of tiles rotated by its row
+    // (`TileCursor::rotated`), so that the border tiles, which stage slower than the
+    // tensor copies of the others under a mapping mode, fall to every block rather than to
+    // those on the image's left and right columns (H200, 8192², r = 4 before the counter,
+    // reflect: 1.06 of zero's time unrotated). Blocks of one tile need neither.
+    let cursor = || {
+        if persistent(R) {
+            TileCursor::rotated(grid, block_x(), grid_dim_x())
+        } else {
+            TileCursor::new(grid, block_x(), grid_dim_x())
+        }
+    };
+    let (mut staged, computed) = (cursor(), core::cell::Cell::new(cursor()));
     pipelined_tiles(
-        stages(R, C),
+        buffers,
         grid[0] * grid[1] * planes,
-        buffer_floats(R, C, bytes::<P>()),
-        // Inlined even where two entries share the instantiation (conv2d_fast_rR and
-        // image_patches_c1_rR): outlined, ptxas kept 120 bytes of stack a call.
+        buffer,
         #[inline(always)]
-        |_, slot, buf| {
-            let [tx, ty, z] = staged.advance();
-            let win = window([tx, ty, z]);
-            // Where border tiles are staged by threads, `fixing` stays 0 and this is the
-            // code they had before (`interior` evaluated only past `zero_ghosts`).
-            let by_copy = if border_tiles_by_copy(R, C) {
-                let interior = stage::interior(&win);
-                let fix = tma && !zero_ghosts && !interior;
-                fixing.set((fixing.get() & !(1 << slot)) | ((fix as u32) << slot));
-                tma && (zero_ghosts || interior || fix)
-            } else {
-                tma && (zero_ghosts || stage::interior(&win))
-            };
-            if by_copy {
-                mapped.set(mapped.get() | (1 << slot));
-                if tid == 0 {
-                    // The buffer's last tile may have been stored by threads (a border
-                    // tile): order those stores before the tensor copy's.
-                    fence_proxy_async();
-                    // SAFETY: `a.tile_map`: the map describes the input with this box
-                    // (`tile_box`); the buffer is 128-byte aligned (a multiple of 128
-                    // bytes from the base) and the barrier is the buffer's, used by
-                    // this copy alone until it lands.
-                    unsafe {
-                        tile_map_load(
-                            buf,
-                            tile_barrier(bars, slot),
-                            box_bytes(tile_box(R, C)),
-                            [win.gx0, win.gy0, z],
-                        )
-                    };
-                }
-                return;
-            }
-            mapped.set(mapped.get() & !(1 << slot));
-            bytes16.set(stages(R, C) == 1 && stage::by_bytes16(&win));
-            if bytes16.get() {
-                // SAFETY: as below; by_bytes16.
-                return unsafe { stage::bytes16(&win, raw, tid, THREADS) };
-            }
-            // SAFETY: the kernel's contract covers n and the extent; the buffer holds
-            // buffer_floats = sw·sh floats; x0 and pad are multiples of 4.
-            unsafe { stage::window(win, buf, tid, THREADS) }
-        },
+        |_, slot, buf| stage(staged.advance(), slot, buf),
         #[inline(always)]
-        |_, slot, buf| {
-            if (mapped.get() >> slot) & 1 != 0 {
-                let q = phases.get();
-                // SAFETY: the buffer's barrier, initialized above.
-                unsafe { barrier_wait(tile_barrier(bars, slot), (q >> slot) & 1) };
-                phases.set(q ^ (1 << slot));
-                if (fixing.get() >> slot) & 1 != 0 {
-                    let [tx, ty, z] = computed.get().current();
-                    let win = window([tx, ty, z]);
-                    let (x0, y0) = (tx * TILE_W, ty * tile_h(R, C));
-                    // The columns and rows the taps of the tile's outputs inside the plane read.
-                    let x_hi = pd + TILE_W.min(w - x0) + R;
-                    let rows = tile_h(R, C).min(h - y0) + 2 * R;
-                    // SAFETY: f32 (tensor copies); the buffer holds the landed window, x_hi <=
-                    // pd + TILE_W + R <= sw and rows <= sh.
-                    unsafe {
-                        stage::ghosts_after_copy(
-                            win.plane as *const f32,
-                            row_pitch,
-                            (w, h),
-                            (win.gx0, win.gy0),
-                            (win.sw, win.sh),
-                            (a.mode, a.fill),
-                            buf,
-                            (pd - R, x_hi),
-                            rows,
-                            (tid, THREADS),
-                        )
-                    };
-                    return true; // everyone's ghost cells before the taps
-                }
-                // Every thread waited for the copy itself (`mapped` is the block's).
-                return barrier_after_copy(R);
-            }
-            if bytes16.get() {
-                // SAFETY: the tile `bytes16` copied (one buffer); its copies landed.
-                unsafe { stage::widen16::<P>(raw, buf, buffer_floats(R, C, bytes::<P>()), tid, THREADS) };
-            }
-            true
-        },
+        |_, slot, buf| land(computed.get().current(), slot, buf),
         #[inline(always)]
         |_, s| {
-            let mut cursor = computed.get();
-            let [tx, ty, z] = cursor.advance();
-            computed.set(cursor);
-            let (x0, y0) = (tx * TILE_W, ty * tile_h(R, C));
-            let out = p.wrapping_add(z as usize * plane_len);
-            // SAFETY: the kernel's contract covers p and the extent; `s` is tile t's buffer.
-            unsafe { compute::<R, C, P>(s, out, (w, h, row_pitch), (x0, y0)) }
+            let mut c = computed.get();
+            let tile = c.advance();
+            computed.set(c);
+            compute(tile, s)
         },
     )
 }
@@ -427,7 +444,7 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
         unsafe { compute_bytes::<R, C, P>(shared_addr(s), out, (w, h, row_pitch), (x0, y0)) }
     };
     let ring = byte_ring(R, C, 1);
-    if C == 1 {
+    if !counted(R, C, 1) {
         // One channel walks the tiles `gridDim.x` apart: the counter's taken index, live
         // across a tile, pushed `image_patches_c1_r1` past its 48 registers (28 bytes
         // spilled). Each row of tiles rotated by its row (`TileCursor::rotated`): the
@@ -452,9 +469,10 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
             },
         );
     }
+    let words = shared_addr(shared_f32()) + 4 * counted_at(R, C, 1);
     // SAFETY: `a.tile_counter` is the launch's zeroed counter (the kernel's contract); the
     // shared memory holds the ring and the counter's words (`shared_floats`).
-    unsafe { counted_tiles(ring, grid, slot, (counter, tid), stage, land, compute) }
+    unsafe { counted_tiles(ring, grid, (slot, words), (counter, tid), stage, land, compute) }
 }
 
 /// Entries and their launch bounds: 256 threads, `min_blocks(R, 1)` blocks per SM

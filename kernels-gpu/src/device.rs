@@ -1062,8 +1062,8 @@ pub fn pipelined_tiles(
 /// handed out by a counter rather than walked `gridDim.x` apart: each block stages its
 /// first `stages - 1` tiles as the fixed walk would (`b + k·gridDim.x`), and every later
 /// tile is the next of the rest, taken from `counter[0]` by thread 0 while the block
-/// computes and published to the block in shared memory at `base + 4·buf_floats·stages`
-/// (`layout::args::COUNTED_WORDS` words). A block that finishes early takes more, so the blocks end
+/// computes and published to the block in the `layout::args::COUNTED_WORDS` shared words
+/// at byte address `words`. A block that finishes early takes more, so the blocks end
 /// within about a tile of each other, where the fixed walk leaves the SMs of its
 /// `tiles mod gridDim.x` last tiles working alone. The closures take a tile's
 /// coordinates. The last block to finish sets both counter words back to 0
@@ -1071,13 +1071,14 @@ pub fn pipelined_tiles(
 ///
 /// # Safety
 /// `counter` is two global words, 0 at launch and touched by no other launch running
-/// at the same time; the block's shared memory holds `stages` buffers of `buf_floats`
-/// and the `COUNTED_WORDS` after them. Every thread of the block calls it.
+/// at the same time; the block's shared memory holds `stages` buffers of `buf_floats`,
+/// and the `COUNTED_WORDS` at `words` (16-byte aligned), which nothing else uses. Every
+/// thread of the block calls it.
 #[inline(always)]
 pub unsafe fn counted_tiles(
     stages: u32,
     n: [u32; 3],
-    buf_floats: u32,
+    (buf_floats, words): (u32, u32),
     (counter, tid): (*mut u32, u32),
     mut stage: impl FnMut([u32; 3], u32, u32),
     mut land: impl FnMut([u32; 3], u32, u32) -> bool,
@@ -1086,7 +1087,6 @@ pub unsafe fn counted_tiles(
     const NONE: u32 = u32::MAX; // a coordinate past the grid: no tile
     let s = shared_f32();
     let base = shared_addr(s);
-    let next = base + 4 * buf_floats * stages;
     let (step, tiles) = (grid_dim_x(), n[0] * n[1] * n[2]);
     let coords = |t: u32| if t < tiles { TileCursor::split(n, t) } else { [NONE; 3] };
     // Thread 0 takes the next tile of those past the fixed first rounds: its index, which
@@ -1103,12 +1103,12 @@ pub unsafe fn counted_tiles(
             let t = computed_u32(k).saturating_add((stages - 1) * step);
             let c = coords(t);
             // SAFETY: slot `slot` of the published coordinates (the contract's words).
-            unsafe { store_shared_u32x4(next + 16 * slot, [c[0], c[1], c[2], 0]) }
+            unsafe { store_shared_u32x4(words + 16 * slot, [c[0], c[1], c[2], 0]) }
         }
     };
     let read = |slot: u32| {
         // SAFETY: as `publish`.
-        let [x, y, z, _] = unsafe { load_shared_u32x4(next + 16 * slot) };
+        let [x, y, z, _] = unsafe { load_shared_u32x4(words + 16 * slot) };
         [x, y, z]
     };
     // The staged tiles not yet computed, oldest first (at most 3: `stages` ≤ 4).

@@ -245,23 +245,53 @@ pub fn byte_ghosts(mode: u32, fill: f32) -> bool {
 }
 
 /// Shared floats a block needs: `stages` tile buffers and the raw area (above 48 KiB the
-/// host opts in), then a tensor copies' barrier a buffer where the radius takes them; or
-/// the ring of raw slots where u8 tiles take it, if larger (the launch does not know
+/// host opts in), then a tensor copies' barrier a buffer where the radius takes them and
+/// the counter's words ([`counted_at`]) at the persistent radii; or the ring of raw slots
+/// and the counter's words where u8 tiles take it, if larger (the launch does not know
 /// which path its ghost-cell mode takes: [`byte_ghosts`]).
 #[inline]
 pub const fn shared_floats(r: u32, c: u32, bytes: u32) -> u32 {
     let barriers = if tile_map(r) { stages(r, c) } else { 0 };
-    let tiles = barriers_at(r, c, bytes) + barriers * crate::tile_map::BARRIER_FLOATS;
-    // The byte ring's tiles come from the launch's counter (`crate::args::COUNTED_WORDS`).
+    let tiles = match counted(r, c, 4) {
+        true => counted_at(r, c, bytes) + crate::args::COUNTED_WORDS,
+        false => barriers_at(r, c, bytes) + barriers * crate::tile_map::BARRIER_FLOATS,
+    };
     let ring = match byte_ring(r, c, bytes) {
         0 => 0,
-        n => n * byte_slot_floats(r, c) + crate::args::COUNTED_WORDS,
+        n => n * byte_slot_floats(r, c) + if counted(r, c, 1) { crate::args::COUNTED_WORDS } else { 0 },
     };
     if ring > tiles {
         ring
     } else {
         tiles
     }
+}
+
+/// Whether a block takes its tiles past its first rounds from the launch's counter
+/// (`device::counted_tiles`, `crate::args::ConvArgs::tile_counter`) rather than walking
+/// them `gridDim.x` apart: the persistent radii up to 4 and the byte ring (`bytes` 1,
+/// r <= 1) with channels. One channel's byte ring (48 registers) spilled 28 bytes with
+/// the taken index live across a tile, and r = 5..8 (64 registers) 4 bytes.
+#[inline]
+pub const fn counted(r: u32, c: u32, bytes: u32) -> bool {
+    if bytes == 1 && byte_ring(r, c, bytes) > 0 {
+        c > 1
+    } else {
+        persistent(r) && r <= 4
+    }
+}
+
+/// Where the words of the tiles handed out by the launch's counter lie
+/// (`crate::args::COUNTED_WORDS`, 16-byte aligned; floats from the shared base): after the
+/// byte ring's slots where u8 tiles take it, else after the tensor copies' barriers (the
+/// persistent radii).
+#[inline]
+pub const fn counted_at(r: u32, c: u32, bytes: u32) -> u32 {
+    if byte_ring(r, c, bytes) > 0 {
+        return byte_ring(r, c, bytes) * byte_slot_floats(r, c);
+    }
+    let barriers = if tile_map(r) { stages(r, c) } else { 0 };
+    (barriers_at(r, c, bytes) + barriers * crate::tile_map::BARRIER_FLOATS).next_multiple_of(4)
 }
 
 /// Where the tensor copies' barriers lie (floats from the shared base; 8-byte aligned:
