@@ -447,11 +447,38 @@ fn u8_byte_ring_tiles_inside_and_at_borders() {
     }
 }
 
-/// u8 images with many more byte-ring tiles than a GPU holds blocks at once, so that
-/// most tiles are handed out by the launch's counter (`device::counted_tiles`, 2 to 4
-/// channels; one channel walks them in turn), one launch after another on one `Gpu`:
-/// each checked against the reference, and a small image between two large ones, so a
-/// launch that left the counter anywhere but 0 would skip or repeat the next one's tiles.
+/// `image_patches` on `T` images of `channels` channels 3 tiles of `tw` elements across
+/// and `down` tiles of `th` rows down (more tiles than a GPU holds blocks at once, so that
+/// most are handed out by the launch's counter: `device::counted_tiles`), launched one
+/// after another on one `Gpu` with a `2r + 1` square mask: each checked against the
+/// reference, and a small image between two large ones, so a launch that left the counter
+/// anywhere but 0 would skip or repeat the next one's tiles.
+fn handed_out_one_launch_after_another<T: Pixel>(r: usize, channels: usize, (tw, th): (u32, u32), down: usize) {
+    let gpu = gpu();
+    let m = random_array((2 * r + 1, 2 * r + 1), 971 + r as u64);
+    let (tw, th) = (tw as usize, th as usize);
+    let seed = 972 + 8 * r as u64 + channels as u64;
+    let large = random_image::<T>((down * th - 5, 3 * tw / channels, channels), seed);
+    let small = random_image::<T>((th + 3, tw / channels + 7, channels), seed + 4);
+    for (img, mode) in [
+        (&large, Mode::Zero),
+        (&small, Mode::Reflect),
+        (&large, Mode::Wrap),
+        (&large, Mode::Zero),
+    ] {
+        let (n, mut p) = upload_with_output(&gpu, img.view(), None);
+        let opts = Options {
+            variant: Variant::ImagePatches,
+            mode,
+        };
+        gpu.correlate_image_device(&n, m.view(), opts, &mut p).unwrap();
+        check_image_against_reference(p.to_host().unwrap().view(), img.view(), m.view(), mode)
+            .unwrap_or_else(|e| panic!("r = {r}, {channels} channels, {:?}, {mode:?}: {e}", img.dim()));
+    }
+}
+
+/// u8 byte-ring tiles (r = 1) handed out by the counter (2 to 4 channels; one channel
+/// walks them in turn): 3 × 800 tiles, against 396 blocks on an H200.
 #[test]
 #[cfg_attr(
     not(gpu_present),
@@ -459,28 +486,26 @@ fn u8_byte_ring_tiles_inside_and_at_borders() {
 )]
 fn u8_byte_ring_tiles_handed_out_one_launch_after_another() {
     use layout::families::conv2d_fast::{byte_tile_h, byte_tile_w};
-    let gpu = gpu();
-    let m = random_array((3, 3), 971);
-    for channels in 1..=4usize {
-        let c = channels as u32;
-        let (tw, th) = (byte_tile_w(1, c) as usize, byte_tile_h(1, c) as usize);
-        // 8 tiles across and 320 down: 2560 tiles, against 396 blocks on an H200.
-        let large = random_image::<u8>((320 * th - 5, 8 * tw / channels, channels), 972 + channels as u64);
-        let small = random_image::<u8>((th + 3, tw / channels + 7, channels), 976 + channels as u64);
-        for (img, mode) in [
-            (&large, Mode::Zero),
-            (&small, Mode::Reflect),
-            (&large, Mode::Wrap),
-            (&large, Mode::Zero),
-        ] {
-            let (n, mut p) = upload_with_output(&gpu, img.view(), None);
-            let opts = Options {
-                variant: Variant::ImagePatches,
-                mode,
-            };
-            gpu.correlate_image_device(&n, m.view(), opts, &mut p).unwrap();
-            check_image_against_reference(p.to_host().unwrap().view(), img.view(), m.view(), mode)
-                .unwrap_or_else(|e| panic!("{channels} channels, {:?}, {mode:?}: {e}", img.dim()));
+    for c in 1..=4 {
+        handed_out_one_launch_after_another::<u8>(1, c as usize, (byte_tile_w(1, c), byte_tile_h(1, c)), 800);
+    }
+}
+
+/// The persistent radii's tiles (r = 3, 4; f32 by tensor copies, u8 by threads) handed
+/// out by the counter, 1 and 3 channels: 3 × 300 tiles, against at most 396 blocks on an
+/// H200 (two rounds of which are the blocks' own).
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn persistent_tiles_handed_out_one_launch_after_another() {
+    use layout::families::conv2d_fast::{tile_h, TILE_W};
+    for r in 3..=4 {
+        for c in [1, 3] {
+            let tile = (TILE_W, tile_h(r, c));
+            handed_out_one_launch_after_another::<f32>(r as usize, c as usize, tile, 300);
+            handed_out_one_launch_after_another::<u8>(r as usize, c as usize, tile, 300);
         }
     }
 }
