@@ -254,14 +254,17 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
         // buffer_floats = sw·sh floats; x0 and pad are multiples of 4.
         unsafe { stage::window(win, buf, tid, THREADS) }
     };
+    // The landed tile's cursor, read only where its coordinates are needed (a border
+    // tile's ghost cells): read for every tile, the baked `image_patches_c1_r4` spilled.
     let land = #[inline(always)]
-    |[tx, ty, z]: [u32; 3], slot: u32, buf: u32| {
+    |tile: &TileCursor, slot: u32, buf: u32| {
         if (mapped.get() >> slot) & 1 != 0 {
             let q = phases.get();
             // SAFETY: the buffer's barrier, initialized above.
             unsafe { barrier_wait(tile_barrier(bars, slot), (q >> slot) & 1) };
             phases.set(q ^ (1 << slot));
             if (fixing.get() >> slot) & 1 != 0 {
+                let [tx, ty, z] = tile.current();
                 let win = window([tx, ty, z]);
                 let (x0, y0) = (tx * TILE_W, ty * tile_h(R, C));
                 // The columns and rows the taps of the tile's outputs inside the plane read.
@@ -304,8 +307,8 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
     let (buffers, buffer) = (stages(R, C), buffer_floats(R, C, bytes::<P>()));
     if counted(R, C, 4) {
         // The tiles past each block's first rounds are handed out by a counter
-        // (`counted_tiles`): blocks that draw border tiles, slower to stage under a
-        // mapping mode, take fewer, and the last round ends together.
+        // (`counted_tiles`): blocks that draw slower tiles take fewer, and the last
+        // round ends together.
         let words = shared_addr(shared_f32()) + 4 * counted_at(R, C, bytes::<P>());
         let counter = a.tile_counter as *mut u32;
         // SAFETY: `a.tile_counter` is the launch's zeroed counter (the kernel's contract);
@@ -314,11 +317,11 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
         return unsafe { counted_tiles(buffers, grid, (buffer, words), (counter, tid), stage, land, compute) };
     }
     // Tiles block_x, block_x + grid, ... in order: one cursor for the tile staged, one for
-    // the tile landed and computed; at r = 5..8 each row of tiles rotated by its row
-    // (`TileCursor::rotated`), so that the border tiles, which stage slower than the
-    // tensor copies of the others under a mapping mode, fall to every block rather than to
-    // those on the image's left and right columns (H200, 8192², r = 4 before the counter,
-    // reflect: 1.06 of zero's time unrotated). Blocks of one tile need neither.
+    // the tile landed and computed; at the persistent radii each row of tiles rotated by
+    // its row (`TileCursor::rotated`), so that the border tiles, which stage slower than
+    // the tensor copies of the others under a mapping mode, fall to every block rather
+    // than to those on the image's left and right columns (H200, 8192², r = 4, reflect:
+    // 1.06 of zero's time unrotated). Blocks of one tile need neither.
     let cursor = || {
         if persistent(R) {
             TileCursor::rotated(grid, block_x(), grid_dim_x())
@@ -334,7 +337,7 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
         #[inline(always)]
         |_, slot, buf| stage(staged.advance(), slot, buf),
         #[inline(always)]
-        |_, slot, buf| land(computed.get().current(), slot, buf),
+        |_, slot, buf| land(&computed.get(), slot, buf),
         #[inline(always)]
         |_, s| {
             let mut c = computed.get();
@@ -422,8 +425,8 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
         }
     };
     let land = #[inline(always)]
-    |tile, _, at| {
-        let win = window(tile);
+    |tile: &TileCursor, _, at| {
+        let win = window(tile.current());
         if stage::by_bytes16(&win) {
             // Copied whole: landed.
         } else if stage::aligned16(&win) {
@@ -459,7 +462,7 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
             #[inline(always)]
             |_, k, at| stage(staged.advance(), k, at),
             #[inline(always)]
-            |_, k, at| land(computed.get().current(), k, at),
+            |_, k, at| land(&computed.get(), k, at),
             #[inline(always)]
             |_, s| {
                 let mut c = computed.get();

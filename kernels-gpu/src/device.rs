@@ -1065,8 +1065,9 @@ pub fn pipelined_tiles(
 /// computes and published to the block in the `layout::args::COUNTED_WORDS` shared words
 /// at byte address `words`. A block that finishes early takes more, so the blocks end
 /// within about a tile of each other, where the fixed walk leaves the SMs of its
-/// `tiles mod gridDim.x` last tiles working alone. The closures take a tile's
-/// coordinates. The last block to finish sets both counter words back to 0
+/// `tiles mod gridDim.x` last tiles working alone. `stage` and `compute` take a tile's
+/// coordinates, `land` a cursor standing at them (as `pipelined_tiles`' callers pass
+/// theirs: read only where needed). The last block to finish sets both counter words back to 0
 /// (`counter[1]` counts the blocks done), so the next launch finds them so.
 ///
 /// # Safety
@@ -1081,7 +1082,7 @@ pub unsafe fn counted_tiles(
     (buf_floats, words): (u32, u32),
     (counter, tid): (*mut u32, u32),
     mut stage: impl FnMut([u32; 3], u32, u32),
-    mut land: impl FnMut([u32; 3], u32, u32) -> bool,
+    mut land: impl FnMut(&TileCursor, u32, u32) -> bool,
     mut compute: impl FnMut([u32; 3], *const f32),
 ) {
     const NONE: u32 = u32::MAX; // a coordinate past the grid: no tile
@@ -1135,7 +1136,7 @@ pub unsafe fn counted_tiles(
         }
         cp_async_commit();
         cp_async_wait_all_but(stages - 1); // this thread's copies of pend[0] have landed
-        if land(pend[0], b, base + 4 * buf_floats * b) {
+        if land(&TileCursor::at(n, pend[0]), b, base + 4 * buf_floats * b) {
             sync_threads(); // ... and everyone else's
         }
         compute(pend[0], s.wrapping_add((buf_floats * b) as usize));
@@ -1188,6 +1189,17 @@ impl TileCursor {
         // Never 0: no division-by-zero panic path.
         let (nx, ny) = (n[0].max(1), n[1].max(1));
         [v % nx, (v / nx) % ny, v / nx / ny]
+    }
+
+    /// A cursor standing at the tile of coordinates `at` (which it does not move from).
+    #[inline(always)]
+    pub fn at(n: [u32; 3], at: [u32; 3]) -> Self {
+        TileCursor {
+            n,
+            step: [0; 3],
+            at,
+            shift: None,
+        }
     }
 
     /// A cursor at tile `first`, moving `step` tiles at a time.

@@ -269,16 +269,15 @@ pub const fn shared_floats(r: u32, c: u32, bytes: u32) -> u32 {
 
 /// Whether a block takes its tiles past its first rounds from the launch's counter
 /// (`device::counted_tiles`, `crate::args::ConvArgs::tile_counter`) rather than walking
-/// them `gridDim.x` apart: the persistent radii up to 4 and the byte ring (`bytes` 1,
-/// r <= 1) with channels. One channel's byte ring (48 registers) spilled 28 bytes with
-/// the taken index live across a tile, and r = 5..8 (64 registers) 4 bytes.
+/// them `gridDim.x` apart: interleaved channels, in the byte ring (`bytes` 1, r <= 1) and
+/// at the persistent radii. H200, 8192² × 3 (A/B, two rounds each, medians in µs): f32
+/// r = 3 471.0 -> 444.2–445.5, r = 4 623.3 -> 616.7–617.3, u8 r = 1 157.7–159.0 ->
+/// 152.1–152.7. One channel walks them: its byte ring (48 registers) spilled 28 bytes
+/// with the taken index live across a tile, and `conv2d_fast` ran slower with the
+/// counter (8192², r = 3 152.5–153.0 -> 158.4–161.0, r = 4 207.9–208.7 -> 209.6–211.3).
 #[inline]
 pub const fn counted(r: u32, c: u32, bytes: u32) -> bool {
-    if bytes == 1 && byte_ring(r, c, bytes) > 0 {
-        c > 1
-    } else {
-        persistent(r) && r <= 4
-    }
+    c > 1 && (byte_ring(r, c, bytes) > 0 || persistent(r))
 }
 
 /// Where the words of the tiles handed out by the launch's counter lie
