@@ -316,36 +316,18 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
         // (`shared_floats`).
         return unsafe { counted_tiles(buffers, grid, (buffer, words), (counter, tid), stage, land, compute) };
     }
-    // Tiles block_x, block_x + grid, ... in order: one cursor for the tile staged, one for
-    // the tile landed and computed; at the persistent radii each row of tiles rotated by
-    // its row (`TileCursor::rotated`), so that the border tiles, which stage slower than
+    // Tiles block_x, block_x + grid, ... in order (`walked_tiles`); at the persistent
+    // radii each row of tiles rotated by its row (`TileCursor::rotated`), so that the border tiles, which stage slower than
     // the tensor copies of the others under a mapping mode, fall to every block rather
     // than to those on the image's left and right columns (H200, 8192², r = 4, reflect:
     // 1.06 of zero's time unrotated). Blocks of one tile need neither.
-    let cursor = || {
-        if persistent(R) {
-            TileCursor::rotated(grid, block_x(), grid_dim_x())
-        } else {
-            TileCursor::new(grid, block_x(), grid_dim_x())
-        }
+    let cursor = if persistent(R) {
+        TileCursor::rotated(grid, block_x(), grid_dim_x())
+    } else {
+        TileCursor::new(grid, block_x(), grid_dim_x())
     };
-    let (mut staged, computed) = (cursor(), core::cell::Cell::new(cursor()));
-    pipelined_tiles(
-        buffers,
-        grid[0] * grid[1] * planes,
-        buffer,
-        #[inline(always)]
-        |_, slot, buf| stage(staged.advance(), slot, buf),
-        #[inline(always)]
-        |_, slot, buf| land(&computed.get(), slot, buf),
-        #[inline(always)]
-        |_, s| {
-            let mut c = computed.get();
-            let tile = c.advance();
-            computed.set(c);
-            compute(tile, s)
-        },
-    )
+    let tiles = grid[0] * grid[1] * planes;
+    walked_tiles(buffers, tiles, buffer, cursor, stage, land, compute)
 }
 
 /// The staged window of tile `(tx, ty)` of plane `z`, tiles `tw` × `th` staged in rows of
@@ -452,25 +434,9 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
         // across a tile, pushed `image_patches_c1_r1` past its 48 registers (28 bytes
         // spilled). Each row of tiles rotated by its row (`TileCursor::rotated`): the
         // blocks on the image's left and right columns would otherwise stage a border
-        // tile in 4. The tile that lands is the tile computed next: one cursor for both.
-        let cursor = || TileCursor::rotated(grid, block_x(), grid_dim_x());
-        let (mut staged, computed) = (cursor(), core::cell::Cell::new(cursor()));
-        return pipelined_tiles(
-            ring,
-            grid[0] * grid[1] * grid[2],
-            slot,
-            #[inline(always)]
-            |_, k, at| stage(staged.advance(), k, at),
-            #[inline(always)]
-            |_, k, at| land(&computed.get(), k, at),
-            #[inline(always)]
-            |_, s| {
-                let mut c = computed.get();
-                let tile = c.advance();
-                computed.set(c);
-                compute(tile, s)
-            },
-        );
+        // tile in 4.
+        let cursor = TileCursor::rotated(grid, block_x(), grid_dim_x());
+        return walked_tiles(ring, grid[0] * grid[1] * grid[2], slot, cursor, stage, land, compute);
     }
     let words = shared_addr(shared_f32()) + 4 * counted_at(R, C, 1);
     // SAFETY: `a.tile_counter` is the launch's zeroed counter (the kernel's contract); the

@@ -1058,6 +1058,39 @@ pub fn pipelined_tiles(
     }
 }
 
+/// [`pipelined_tiles`] over the tiles `cursor` walks (the block's own, `gridDim.x`
+/// apart), with [`counted_tiles`]' closures: `stage` and `compute` take a tile's
+/// coordinates, `land` a cursor standing at them. The tile that lands is the tile
+/// computed next: one cursor for both, one for the tile staged.
+#[inline(always)]
+pub fn walked_tiles(
+    stages: u32,
+    tiles: u32,
+    buf_floats: u32,
+    cursor: TileCursor,
+    mut stage: impl FnMut([u32; 3], u32, u32),
+    mut land: impl FnMut(&TileCursor, u32, u32) -> bool,
+    mut compute: impl FnMut([u32; 3], *const f32),
+) {
+    let (mut staged, computed) = (cursor, core::cell::Cell::new(cursor));
+    pipelined_tiles(
+        stages,
+        tiles,
+        buf_floats,
+        #[inline(always)]
+        |_, slot, buf| stage(staged.advance(), slot, buf),
+        #[inline(always)]
+        |_, slot, buf| land(&computed.get(), slot, buf),
+        #[inline(always)]
+        |_, s| {
+            let mut c = computed.get();
+            let tile = c.advance();
+            computed.set(c);
+            compute(tile, s)
+        },
+    )
+}
+
 /// [`pipelined_tiles`] over the tiles of a grid of `n[0] × n[1] × n[2]` (x fastest), but
 /// handed out by a counter rather than walked `gridDim.x` apart: each block stages its
 /// first `stages - 1` tiles as the fixed walk would (`b + k·gridDim.x`), and every later
