@@ -166,7 +166,9 @@ const fn bytes<P>() -> u32 {
 ///
 /// # Safety
 /// `a.input`, `a.output` hold those planes; `MASK_2D` holds the `(2R+1)^2` taps;
-/// launched as `layout::families::conv2d_fast` says for `C` channels of `P`.
+/// `a.tile_counter` is the host's pair of words, 0 at launch, that no other launch uses
+/// meanwhile (where `counted`); launched as `layout::families::conv2d_fast` says for `C`
+/// channels of `P`.
 #[inline(always)]
 pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
     a: &ConvArgs,
@@ -317,10 +319,11 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
         return unsafe { counted_tiles(buffers, grid, (buffer, words), (counter, tid), stage, land, compute) };
     }
     // Tiles block_x, block_x + grid, ... in order (`walked_tiles`); at the persistent
-    // radii each row of tiles rotated by its row (`TileCursor::rotated`), so that the border tiles, which stage slower than
-    // the tensor copies of the others under a mapping mode, fall to every block rather
-    // than to those on the image's left and right columns (H200, 8192², r = 4, reflect:
-    // 1.06 of zero's time unrotated). Blocks of one tile need neither.
+    // radii each row of tiles rotated by its row (`TileCursor::rotated`), so that the
+    // border tiles, which stage slower than the tensor copies of the others under a
+    // mapping mode, fall to every block rather than to those on the image's left and
+    // right columns (H200, 8192², r = 4, reflect: 1.06 of zero's time unrotated). Blocks
+    // of one tile need neither.
     let cursor = if persistent(R) {
         TileCursor::rotated(grid, block_x(), grid_dim_x())
     } else {
