@@ -251,10 +251,9 @@ pub fn byte_ghosts(mode: u32, fill: f32) -> bool {
 /// which path its ghost-cell mode takes: [`byte_ghosts`]).
 #[inline]
 pub const fn shared_floats(r: u32, c: u32, bytes: u32) -> u32 {
-    let barriers = if tile_map(r) { stages(r, c) } else { 0 };
     let tiles = match counted(r, c, 4) {
         true => counted_at(r, c, bytes) + crate::args::COUNTED_WORDS,
-        false => barriers_at(r, c, bytes) + barriers * crate::tile_map::BARRIER_FLOATS,
+        false => barriers_end(r, c, bytes),
     };
     let ring = match byte_ring(r, c, bytes) {
         0 => 0,
@@ -289,8 +288,15 @@ pub const fn counted_at(r: u32, c: u32, bytes: u32) -> u32 {
     if byte_ring(r, c, bytes) > 0 {
         return byte_ring(r, c, bytes) * byte_slot_floats(r, c);
     }
+    barriers_end(r, c, bytes).next_multiple_of(4)
+}
+
+/// Where the tensor copies' barriers end (floats from the shared base): a barrier a
+/// buffer after [`barriers_at`] where the radius takes them, else `barriers_at` itself.
+#[inline]
+const fn barriers_end(r: u32, c: u32, bytes: u32) -> u32 {
     let barriers = if tile_map(r) { stages(r, c) } else { 0 };
-    (barriers_at(r, c, bytes) + barriers * crate::tile_map::BARRIER_FLOATS).next_multiple_of(4)
+    barriers_at(r, c, bytes) + barriers * crate::tile_map::BARRIER_FLOATS
 }
 
 /// Where the tensor copies' barriers lie (floats from the shared base; 8-byte aligned:
