@@ -393,9 +393,6 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
     } else {
         0
     };
-    // The tiles past each block's first are handed out by a counter (`counted_tiles`):
-    // blocks that draw border tiles take fewer, and the last round ends together.
-    let counter = a.tile_counter as *mut u32;
     // How a tile is staged is worked out again from its window when it lands (a few
     // uniform compares), rather than remembered per slot (bookkeeping that cost more).
     let stage = #[inline(always)]
@@ -441,7 +438,11 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
         let cursor = TileCursor::rotated(grid, block_x(), grid_dim_x());
         return walked_tiles(ring, grid[0] * grid[1] * grid[2], slot, cursor, stage, land, compute);
     }
+    // With channels the tiles past each block's first are handed out by a counter
+    // (`counted_tiles`): blocks that draw border tiles take fewer, and the last round
+    // ends together.
     let words = shared_addr(shared_f32()) + 4 * counted_at(R, C, 1);
+    let counter = a.tile_counter as *mut u32;
     // SAFETY: `a.tile_counter` is the launch's zeroed counter (the kernel's contract); the
     // shared memory holds the ring and the counter's words (`shared_floats`).
     unsafe { counted_tiles(ring, grid, (slot, words), (counter, tid), stage, land, compute) }

@@ -1186,8 +1186,9 @@ pub unsafe fn counted_tiles(
         q += 1;
     }
     if tid == 0 {
-        fence_gpu(); // this block's takes before its count of the blocks done
-                     // SAFETY: counter[1] is live (the function's contract).
+        // This block's takes before its count of the blocks done.
+        fence_gpu();
+        // SAFETY: counter[1] is live (the function's contract).
         let done = unsafe { atomic_add_global_u32(counter.wrapping_add(1), 1) };
         if done == step - 1 {
             // Every block has taken its last tile: set the counter back for the next launch.
