@@ -95,6 +95,8 @@ pub struct Gpu {
     tile_counter: DeviceBuffer<u32>,
     /// Streaming multiprocessors, for sizing persistent grids.
     sm_count: u32,
+    /// At most this many blocks in a persistent grid, where set ([`Gpu::limit_persistent_grid`]).
+    persistent_limit: Cell<Option<u32>>,
     /// Blocks per SM of each (module, entry, shared bytes) that needed preparing (see
     /// `prepare`).
     occupancy: RefCell<HashMap<(usize, String, u32), u32>>,
@@ -188,6 +190,7 @@ impl Gpu {
             global_mask: RefCell::new(None),
             tile_counter: DeviceBuffer::zeroed(2).map_err(|e| oom(e, 8))?,
             sm_count,
+            persistent_limit: Cell::new(None),
             occupancy: RefCell::new(HashMap::new()),
             shared_allowed: RefCell::new(HashMap::new()),
             tile_map: RefCell::new(None),
@@ -271,6 +274,15 @@ impl Gpu {
     /// the same bit for bit: the FMAs and their order do not change.
     pub fn set_baked_taps(&self, on: bool) {
         self.bake.set(on);
+    }
+
+    /// Caps the grids of persistent launches (whose blocks loop over the tiles, one wave
+    /// of the occupancy's blocks an SM) at `blocks`, or lifts the cap (`None`). Results do
+    /// not change, only how many tiles each block takes: a checking tool (compute-sanitizer)
+    /// can then run many tiles a block, and the counter that hands them out, on an input
+    /// small enough for it. `Some(0)` counts as 1.
+    pub fn limit_persistent_grid(&self, blocks: Option<u32>) {
+        self.persistent_limit.set(blocks.map(|b| b.max(1)));
     }
 
     /// Baked modules held now.
@@ -462,7 +474,8 @@ impl Gpu {
             let per_sm = self.prepare(code.id, entry, &f, &shape)?;
             if shape.persistent {
                 // One wave, no tail: the blocks loop over the tiles.
-                g.0 = g.0.min(per_sm.max(1) * self.sm_count);
+                let wave = per_sm.max(1) * self.sm_count;
+                g.0 = g.0.min(self.persistent_limit.get().map_or(wave, |cap| cap.min(wave)));
             }
             if let Some(depth) = shape.depth {
                 // Chunks of depth that fill the last wave of blocks.

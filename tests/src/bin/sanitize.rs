@@ -3,7 +3,8 @@
 //! multi-tile inputs with odd sizes (the fast kernels once more on a large one), and checks each result against the CPU reference:
 //! the program `cargo xtask device sanitize` runs under compute-sanitizer's memcheck,
 //! racecheck, synccheck and initcheck. Entries whose blocks loop over tiles (persistent)
-//! get inputs with more tiles than the GPU holds blocks, so the copy ring wraps.
+//! get inputs with more tiles than the GPU holds blocks, so the copy ring wraps; the image
+//! entries' persistent grids are capped at a few blocks instead (`Gpu::limit_persistent_grid`).
 use gpuconv::{Gpu, Mode, Options, PixelKind, Variant};
 use gpuconv_tests::{check_against_reference, random_array, random_vec};
 use layout::families::conv2d_fast::{byte_tile_h, byte_tile_w};
@@ -55,6 +56,9 @@ fn radius_for(f: &'static Family, e: &Entry) -> [u32; 3] {
     r
 }
 
+/// Blocks of an image entry's persistent grid (odd, so no tile count is a multiple).
+const PERSISTENT_BLOCKS: u32 = 5;
+
 /// An image entry on an image of its channel count (the textbook one: 3) of about 2100
 /// elements a row (3 of image_fast's 1024-element columns: one without a border column),
 /// in each of its [`rounds`]: 41 rows that several blocks walk down, or for the tiled
@@ -86,14 +90,19 @@ fn run_image(gpu: &Gpu, f: &'static Family, e: &Entry, radius: [u32; 3], mode: M
         2100 / channels as usize + 1
     };
     let dim = (if tiled { 2 * tile_h + 12 } else { 41 }, width, channels as usize);
-    for &(kind, odd_pitch) in rounds(f) {
+    // Persistent grids of PERSISTENT_BLOCKS blocks: such an image has several times more
+    // tiles, so each block walks its ring round, and where the tiles are handed out by
+    // the counter (`layout::families::conv2d_fast::counted`) most come from it.
+    gpu.limit_persistent_grid(Some(PERSISTENT_BLOCKS));
+    let result = rounds(f).iter().try_for_each(|&(kind, odd_pitch)| {
         match kind {
             PixelKind::F32 => image_round::<f32>(gpu, v, dim, m.view(), mode, odd_pitch, seed),
             PixelKind::U8 => image_round::<u8>(gpu, v, dim, m.view(), mode, odd_pitch, seed),
         }
-        .map_err(|err| format!("{e} {mode:?} {kind:?} (odd pitch: {odd_pitch}): {err}"))?;
-    }
-    Ok(())
+        .map_err(|err| format!("{e} {mode:?} {kind:?} (odd pitch: {odd_pitch}): {err}"))
+    });
+    gpu.limit_persistent_grid(None);
+    result
 }
 
 /// The pixel types an image family's entries run with, each with the driver's pitch or
