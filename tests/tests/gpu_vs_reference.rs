@@ -1078,3 +1078,108 @@ fn separable_and_fast_2d_keep_the_references_inf_and_nan() {
         );
     }
 }
+
+/// Persistent grids capped at a few blocks (`Gpu::limit_persistent_grid`): each block then
+/// walks many tiles round its ring, and where tiles are handed out by the launch's counter
+/// (`layout::families::conv2d_fast::counted`) one block may take all of them. The results
+/// match the reference in zero, reflect and wrap, and the 1D and 2D families' are the
+/// same bits as the uncapped grid's (each output's FMAs do not depend on its block).
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn capped_persistent_grids_match_the_reference() {
+    let gpu = gpu();
+    let caps = [Some(1), Some(3), None];
+    // Each mode under each cap, the uncapped launch last (its bits are the ones compared).
+    let each_cap = |what: &str, run: &dyn Fn(Mode) -> Result<Vec<u32>, String>, same_bits: bool| {
+        for mode in [Mode::Zero, Mode::Reflect, Mode::Wrap] {
+            let mut bits = Vec::new();
+            for cap in caps {
+                gpu.limit_persistent_grid(cap);
+                let got = run(mode);
+                gpu.limit_persistent_grid(None);
+                bits.push(got.unwrap_or_else(|e| panic!("{what}, {mode:?}, cap {cap:?}: {e}")));
+            }
+            if same_bits {
+                for (cap, b) in caps.iter().zip(&bits) {
+                    assert!(b == &bits[2], "{what}, {mode:?}: cap {cap:?} changed bits");
+                }
+            }
+        }
+    };
+    fn plain(gpu: &Gpu, variant: Variant, n: &ArrayD<f32>, m: &ArrayD<f32>, mode: Mode) -> Result<Vec<u32>, String> {
+        let got = gpu
+            .correlate(n.view(), m.view(), Options { variant, mode })
+            .map_err(|e| e.to_string())?;
+        check_against_reference(got.view(), n.view(), m.view(), mode)?;
+        Ok(got.iter().map(|v| v.to_bits()).collect())
+    }
+    // conv1d_fast from r = 8; conv2d_fast from r = 3 (12 tiles of 128 x 32 or more).
+    let n1 = random_array(IxDyn(&[20_011]), 300);
+    let n2 = random_array(IxDyn(&[101, 389]), 301);
+    for r in [8usize, 16] {
+        let m = random_array(IxDyn(&[2 * r + 1]), 302 + r as u64);
+        each_cap(
+            &format!("conv1d_fast r = {r}"),
+            &|mode| plain(&gpu, Variant::Conv1dFast, &n1, &m, mode),
+            true,
+        );
+    }
+    for r in [3usize, 4] {
+        let m = random_array(IxDyn(&[2 * r + 1, 2 * r + 1]), 310 + r as u64);
+        each_cap(
+            &format!("conv2d_fast r = {r}"),
+            &|mode| plain(&gpu, Variant::Conv2dFast, &n2, &m, mode),
+            true,
+        );
+    }
+    // The 3D walks whose grids are balanced persistent blocks.
+    let n3 = random_array(IxDyn(&[19, 40, 140]), 320);
+    for r in 1..=3usize {
+        let m = random_array(IxDyn(&[2 * r + 1; 3]), 321 + r as u64);
+        each_cap(
+            &format!("conv3d_fast r = {r}"),
+            &|mode| plain(&gpu, Variant::Conv3dFast, &n3, &m, mode),
+            false,
+        );
+        let axes = [331, 332, 333].map(|seed| gpuconv_tests::random_vec(2 * r + 1, seed + r as u64));
+        let m = gpuconv_tests::outer(&axes);
+        each_cap(
+            &format!("conv3d_separable r = {r}"),
+            &|mode| plain(&gpu, Variant::Conv3dSeparable, &n3, &m, mode),
+            false,
+        );
+    }
+    // image_patches: the u8 byte ring (r = 1) and the persistent radii, 1 and 3 channels.
+    fn image<T: Pixel>(
+        gpu: &Gpu,
+        img: &ndarray::Array3<T>,
+        m: &ndarray::Array2<f32>,
+        mode: Mode,
+    ) -> Result<Vec<u32>, String> {
+        let opts = Options {
+            variant: Variant::ImagePatches,
+            mode,
+        };
+        let got = gpu
+            .correlate_image(img.view(), m.view(), opts)
+            .map_err(|e| e.to_string())?;
+        check_image_against_reference(got.view(), img.view(), m.view(), mode)?;
+        Ok(got.iter().map(|v| v.to_f32().to_bits()).collect())
+    }
+    for r in [1usize, 3, 4] {
+        let m = random_array((2 * r + 1, 2 * r + 1), 340 + r as u64);
+        for c in [1usize, 3] {
+            let (h, w) = (300, 1100 / c);
+            let what = format!("image_patches r = {r}, {c} channels");
+            let img8 = random_image::<u8>((h, w, c), 350 + r as u64 + c as u64);
+            each_cap(&format!("{what}, u8"), &|mode| image(&gpu, &img8, &m, mode), true);
+            if r > 1 {
+                let img32 = random_image::<f32>((h, w, c), 360 + r as u64 + c as u64);
+                each_cap(&format!("{what}, f32"), &|mode| image(&gpu, &img32, &m, mode), true);
+            }
+        }
+    }
+}
