@@ -12,7 +12,7 @@
 //! - **convolve**: the mask flipped along every axis first (`scipy.ndimage.convolve`).
 use crate::device_array::DeviceArray;
 use crate::error::{Error, Result};
-use crate::gpu::{GlobalMask, Gpu, TileMap};
+use crate::gpu::{GlobalMask, Gpu, MapElement, TileMap};
 use crate::{Mode, Variant};
 use layout::{ConvArgs, LaunchShape, MaskLoc, Problem};
 use ndarray::{Array, ArrayView, ArrayView1, ArrayView2, ArrayView3, Dimension, Ix1, Ix2, Ix3};
@@ -612,24 +612,39 @@ pub(crate) struct Buffers {
 
 impl Gpu {
     /// The tensor map the entries of `family` at radius `r` stage their tiles, steps or
-    /// planes with (`layout::tile_map::tile_box`; the 2D families, under a mode other than
-    /// zero ghost cells, those inside the input), where they can: f32 pixels, and rows,
-    /// planes and the first element 16-byte aligned (the tensor copies' rule).
+    /// planes with (`layout::tile_map::tile_box`, and `byte_tile_box` for u8 images; the
+    /// 2D families, under a mode other than zero ghost cells, those inside the input),
+    /// where they can: rows, planes and the first element 16-byte aligned (the tensor
+    /// copies' rule).
     fn tile_map_of(&self, family: &str, r: Option<u32>, p: &Problem, b: &Buffers) -> Option<TileMap> {
-        let boxed = layout::tile_map::tile_box(family, r?, p.channels.max(1))?;
-        if b.pixel != layout::args::pixel::F32 || !b.input.is_multiple_of(16) {
+        use layout::args::pixel;
+        let c = p.channels.max(1);
+        let (element, boxed) = match b.pixel {
+            pixel::F32 => (MapElement::F32, layout::tile_map::tile_box(family, r?, c)?),
+            pixel::U8 => (MapElement::U16, layout::tile_map::byte_tile_box(family, r?, c)?),
+            _ => return None,
+        };
+        if !b.input.is_multiple_of(16) {
             return None;
         }
         let [w, h, d] = p.extent.map(u64::from);
-        let c = u64::from(p.channels.max(1));
+        let cells = w * u64::from(c);
         // Dense arrays (pitch 0): rows of w floats; images: of `pitch` bytes.
         let row = if b.pitch == 0 { 4 * w } else { u64::from(b.pitch) };
         if !row.is_multiple_of(16) {
             return None;
         }
+        // u8 rows in 2-byte elements: an odd row's last element takes a byte of the
+        // pitch's padding (16-byte rows: there is one), which only windows across the
+        // right edge hold, and those are staged by threads.
+        let across = match element {
+            MapElement::F32 => cells,
+            MapElement::U16 => cells.div_ceil(u64::from(layout::tile_map::BYTE_ELEMENT)),
+        };
         Some(TileMap {
             input: b.input,
-            dims: [w * c, h, d],
+            element,
+            dims: [across, h, d],
             strides: [row, row * h],
             boxed,
         })

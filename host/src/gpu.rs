@@ -129,15 +129,35 @@ pub struct Gpu {
     _ctx: Context,
 }
 
-/// A tensor map of a launch's f32 input for the entries that stage tiles with tensor
-/// copies (`layout::tile_map`): the tensor's address, its extents (elements across, rows,
-/// planes), the bytes between rows and between planes, and the box one copy reads.
+/// A tensor map of a launch's input for the entries that stage tiles with tensor copies
+/// (`layout::tile_map`): the tensor's address, its element type (f32, or u8 rows read 2
+/// bytes an element), its extents (elements across, rows, planes), the bytes between rows
+/// and between planes, and the box one copy reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct TileMap {
     pub input: u64,
+    pub element: MapElement,
     pub dims: [u64; 3],
     pub strides: [u64; 2],
     pub boxed: [u32; 3],
+}
+
+/// The element a [`TileMap`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MapElement {
+    F32,
+    /// Two bytes of a u8 row (`layout::tile_map::BYTE_ELEMENT`).
+    U16,
+}
+
+impl MapElement {
+    /// CUtensorMapDataType: CU_TENSOR_MAP_DATA_TYPE_FLOAT32, _UINT16.
+    fn data_type(self) -> u32 {
+        match self {
+            MapElement::F32 => 7,
+            MapElement::U16 => 1,
+        }
+    }
 }
 
 /// cuTensorMapEncodeTiled (CUDA 12's driver API; cust 0.3's bindings predate it): the
@@ -356,8 +376,8 @@ impl Gpu {
         Ok(Some(b))
     }
 
-    /// Fills the `TILE_MAP` symbol with a tensor map of `m` (f32, out-of-bounds cells
-    /// zero), skipped when it holds that map already. `Ok(false)` where the driver cannot
+    /// Fills the `TILE_MAP` symbol with a tensor map of `m` (out-of-bounds cells zero),
+    /// skipped when it holds that map already. `Ok(false)` where the driver cannot
     /// encode it (no such entry, or a geometry it refuses): the kernel then stages its
     /// tiles with copies.
     pub(crate) fn set_tile_map(&self, code: Code<'_>, m: TileMap) -> Result<bool> {
@@ -368,15 +388,15 @@ impl Gpu {
             return Ok(false);
         };
         let mut map = [0u64; 16];
-        // CU_TENSOR_MAP_DATA_TYPE_FLOAT32, every element of the box (element strides 1).
-        let (f32_type, elem) = (7u32, [1u32; 3]);
+        // Every element of the box (element strides 1).
+        let elem = [1u32; 3];
         // SAFETY: every pointer is to a live array of the length the rank (3) asks for;
         // the driver only writes the 128-byte map. Interleave, swizzle and OOB fill are
         // NONE (0: zeros); L2 promotion 128B (2).
         let r = unsafe {
             encode(
                 &mut map,
-                f32_type,
+                m.element.data_type(),
                 3,
                 m.input as *mut c_void,
                 m.dims.as_ptr(),

@@ -12,13 +12,14 @@
 use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv2d_fast::{
-    baked_min_blocks, band_h, bands, barrier_after_copy, barriers_at, border_tiles_by_copy, buffer_floats, byte_ghosts,
-    byte_qx, byte_ring, byte_rows, byte_slot_floats, byte_staged_w, byte_tile_h, byte_tile_w, counted, counted_at,
-    min_blocks, pad, persistent, rows_per_thread, staged_w, stages, tile_box, tile_h, tile_map, BYTE_QX_MAX,
-    BYTE_WORDS, MAX_RADIUS, QX, THREADS_X, THREADS_Y, TILE_W,
+    baked_min_blocks, band_h, bands, barrier_after_copy, barriers_at, border_tiles_by_copy, buffer_floats,
+    byte_barriers_at, byte_ghosts, byte_qx, byte_ring, byte_rows, byte_slot_floats, byte_staged_w, byte_tile_box,
+    byte_tile_h, byte_tile_map, byte_tile_w, counted, counted_at, min_blocks, pad, persistent, rows_per_thread,
+    staged_w, stages, tile_box, tile_h, tile_map, BYTE_QX_MAX, BYTE_WORDS, MAX_RADIUS, QX, THREADS_X, THREADS_Y,
+    TILE_W,
 };
 use layout::mode::zero_ghosts;
-use layout::tile_map::box_bytes;
+use layout::tile_map::{box_bytes, byte_box_bytes};
 
 const _: () = assert!(
     QX == patch::QX
@@ -393,12 +394,44 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
     } else {
         0
     };
+    let ring = byte_ring(R, C, 1);
+    // Tiles inside the image by one tensor copy each where the host filled the tile map
+    // (`byte_tile_map`): thread 0 starts it, completing on the slot's barrier, and every
+    // thread waits for the phase of its use (`phases`: one parity bit a slot).
+    let tma = byte_tile_map(R, C) && a.tile_map != 0;
+    let bars = shared_addr(shared_f32()) + 4 * byte_barriers_at(R, C);
+    let phases = core::cell::Cell::new(0u32);
+    if tma {
+        // SAFETY: a barrier a slot, after the slots and the counter's words
+        // (`byte_barriers_at`, `shared_floats`).
+        unsafe { init_tile_barriers(bars, ring, tid) };
+    }
     // How a tile is staged is worked out again from its window when it lands (a few
     // uniform compares), rather than remembered per slot (bookkeeping that cost more).
     let stage = #[inline(always)]
-    |tile, _, at| {
+    |tile: [u32; 3], slot, at| {
         let win = window(tile);
         if stage::by_bytes16(&win) {
+            if tma {
+                if tid == 0 {
+                    // The slot's last tile may have been stored by threads (a border
+                    // tile): order those stores before the tensor copy's.
+                    fence_proxy_async();
+                    // SAFETY: `a.tile_map`: the map describes the image in 2-byte
+                    // elements with this box (`byte_tile_box`; gx0 is a multiple of 16);
+                    // the slot is 128-byte aligned and holds the box; the barrier is the
+                    // slot's, used by this copy alone until it lands.
+                    unsafe {
+                        tile_map_load(
+                            at,
+                            tile_barrier(bars, slot),
+                            byte_box_bytes(byte_tile_box(R, C)),
+                            [win.gx0 / 2, win.gy0, tile[2]],
+                        )
+                    };
+                }
+                return;
+            }
             // SAFETY: by_bytes16; the slot holds the window's bytes.
             unsafe { stage::bytes16(&win, at, tid, THREADS) }
         } else if stage::aligned16(&win) {
@@ -407,9 +440,16 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
         }
     };
     let land = #[inline(always)]
-    |tile: &TileCursor, _, at| {
+    |tile: &TileCursor, slot, at| {
         let win = window(tile.current());
         if stage::by_bytes16(&win) {
+            if tma {
+                let q = phases.get();
+                // SAFETY: the slot's barrier, initialized above.
+                unsafe { barrier_wait(tile_barrier(bars, slot), (q >> slot) & 1) };
+                phases.set(q ^ (1 << slot));
+                return false; // every thread waited for the copy itself
+            }
             // Copied whole: landed.
         } else if stage::aligned16(&win) {
             // SAFETY: the slot is this tile's, its inside groups landed (bytes16_inside).
@@ -428,7 +468,6 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
         // SAFETY: the slot's bytes landed before the barrier.
         unsafe { compute_bytes::<R, C, P>(shared_addr(s), out, (w, h, row_pitch), (x0, y0)) }
     };
-    let ring = byte_ring(R, C, 1);
     if !counted(R, C, 1) {
         // One channel walks the tiles `gridDim.x` apart: the counter's taken index, live
         // across a tile, pushed `image_patches_c1_r1` past its 48 registers (28 bytes

@@ -22,6 +22,25 @@ pub const fn box_bytes([x, y, z]: [u32; 3]) -> u32 {
     4 * x * y * z
 }
 
+/// Bytes of an element of the byte ring's boxes (`conv2d_fast::byte_tile_box`): u8 rows
+/// read two bytes an element, so that a staged window's 288 bytes fit a box across.
+pub const BYTE_ELEMENT: u32 = 2;
+
+/// Bytes of the byte ring's box `[x, y, z]` ([`BYTE_ELEMENT`]s).
+#[inline]
+pub const fn byte_box_bytes([x, y, z]: [u32; 3]) -> u32 {
+    BYTE_ELEMENT * x * y * z
+}
+
+/// The box the entries of `family` at radius `r` read u8 images with, for `channels`
+/// interleaved channels, in [`BYTE_ELEMENT`]s, or `None` where they take none:
+/// `image_patches`' byte ring with channels (`conv2d_fast::byte_tile_map`).
+pub fn byte_tile_box(family: &str, r: u32, channels: u32) -> Option<[u32; 3]> {
+    use crate::families::conv2d_fast;
+    (family == "image_patches" && conv2d_fast::byte_tile_map(r, channels))
+        .then(|| conv2d_fast::byte_tile_box(r, channels))
+}
+
 /// The box the entries of `family` at radius `r` (for `channels` interleaved channels)
 /// read with one tensor copy, or `None` where they take none: `conv2d_fast` and
 /// `image_patches` from their persistent radii, `conv2d_separable` from r = 8, the 3D

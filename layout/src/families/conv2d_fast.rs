@@ -227,10 +227,36 @@ pub const fn byte_staged_w(r: u32, c: u32) -> u32 {
     byte_tile_w(r, c) + 2 * pad(r, c, 1)
 }
 
-/// Shared floats of a slot of the byte ring: a staged tile's bytes.
+/// Shared floats of a slot of the byte ring: a staged tile's bytes, in whole 128 bytes
+/// (where a tensor copy may land: [`byte_tile_map`]).
 #[inline]
 pub const fn byte_slot_floats(r: u32, c: u32) -> u32 {
-    byte_staged_w(r, c) * (byte_tile_h(r, c) + 2 * r) / 4
+    (byte_staged_w(r, c) * (byte_tile_h(r, c) + 2 * r) / 4).next_multiple_of(32)
+}
+
+/// Whether the byte ring's tiles inside the image come by one tensor copy each where the
+/// host gives a map of the u8 image (`crate::tile_map::byte_tile_box`: rows and the first
+/// pixel 16-byte aligned), rather than by the threads' 16-byte copies (`stage::bytes16`:
+/// 4.6 a thread a tile at about 15 instructions each): interleaved channels, whose tiles
+/// are handed out by the counter ([`counted`]). The copy reads the staged window as
+/// 2-byte elements, so that its 288 bytes across fit a box (at most 256 elements).
+#[inline]
+pub const fn byte_tile_map(r: u32, c: u32) -> bool {
+    byte_ring(r, c, 1) > 0 && c > 1
+}
+
+/// The box of the byte ring's tensor copies ([`byte_tile_map`]): a staged window in
+/// 2-byte elements across ([`crate::tile_map::BYTE_ELEMENT`]), rows down, one plane.
+#[inline]
+pub const fn byte_tile_box(r: u32, c: u32) -> [u32; 3] {
+    [byte_staged_w(r, c) / crate::tile_map::BYTE_ELEMENT, byte_tile_h(r, c) + 2 * r, 1]
+}
+
+/// Where the byte ring's tensor copies' barriers lie (floats from the shared base; 8-byte
+/// aligned): a barrier a slot, after the slots and the counter's words.
+#[inline]
+pub const fn byte_barriers_at(r: u32, c: u32) -> u32 {
+    byte_ring(r, c, 1) * byte_slot_floats(r, c) + if counted(r, c, 1) { crate::args::COUNTED_WORDS } else { 0 }
 }
 
 /// Words of a tile's bytes a thread stages at most (`stage::bytes_window`, 256 threads).
@@ -257,7 +283,8 @@ pub const fn shared_floats(r: u32, c: u32, bytes: u32) -> u32 {
     };
     let ring = match byte_ring(r, c, bytes) {
         0 => 0,
-        n => n * byte_slot_floats(r, c) + if counted(r, c, 1) { crate::args::COUNTED_WORDS } else { 0 },
+        n if byte_tile_map(r, c) => byte_barriers_at(r, c) + n * crate::tile_map::BARRIER_FLOATS,
+        _ => byte_barriers_at(r, c),
     };
     if ring > tiles {
         ring
@@ -316,6 +343,8 @@ const _: () = {
             assert!(byte_ring(r, c, 1) > 0 && bands(r, c) == 1 && byte_slot_floats(r, c).is_multiple_of(4));
             assert!(byte_qx(r, c).is_multiple_of(4) && byte_qx(r, c) <= BYTE_QX_MAX);
             assert!(byte_slot_floats(r, c) <= BYTE_WORDS * THREADS_X * THREADS_Y);
+            let [bx, by, _] = byte_tile_box(r, c);
+            assert!(bx <= 256 && by <= 256 && byte_staged_w(r, c).is_multiple_of(16));
             r += 1;
         }
         c += 1;
