@@ -206,7 +206,7 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
     // (`stage::ghosts_after_copy`; where `border_tiles_by_copy`).
     let fixing = core::cell::Cell::new(0u32);
     let bars = shared_addr(shared_f32()) + 4 * barriers_at(R, C, bytes::<P>());
-    let phases = core::cell::Cell::new(0u32);
+    let phases = CopyPhases::default();
     if tma {
         // SAFETY: a barrier a buffer, after the buffers (`barriers_at`, `shared_floats`).
         unsafe { init_tile_barriers(bars, stages(R, C), tid) };
@@ -228,24 +228,12 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
         };
         if by_copy {
             mapped.set(mapped.get() | (1 << slot));
-            if tid == 0 {
-                // The buffer's last tile may have been stored by threads (a border
-                // tile): order those stores before the tensor copy's.
-                fence_proxy_async();
-                // SAFETY: `a.tile_map`: the map describes the input with this box
-                // (`tile_box`); the buffer is 128-byte aligned (a multiple of 128
-                // bytes from the base) and the barrier is the buffer's, used by
-                // this copy alone until it lands.
-                unsafe {
-                    tile_map_load(
-                        buf,
-                        tile_barrier(bars, slot),
-                        box_bytes(tile_box(R, C)),
-                        [win.gx0, win.gy0, z],
-                    )
-                };
-            }
-            return;
+            // SAFETY: `a.tile_map`: the map describes the input with this box (`tile_box`);
+            // the buffer is 128-byte aligned (a multiple of 128 bytes from the base) and
+            // the barrier is the buffer's, used by this copy alone until it lands.
+            return unsafe {
+                start_tile_copy(tid, buf, (bars, slot), box_bytes(tile_box(R, C)), [win.gx0, win.gy0, z])
+            };
         }
         mapped.set(mapped.get() & !(1 << slot));
         bytes16.set(stages(R, C) == 1 && stage::by_bytes16(&win));
@@ -262,10 +250,8 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
     let land = #[inline(always)]
     |tile: &TileCursor, slot: u32, buf: u32| {
         if (mapped.get() >> slot) & 1 != 0 {
-            let q = phases.get();
-            // SAFETY: the buffer's barrier, initialized above.
-            unsafe { barrier_wait(tile_barrier(bars, slot), (q >> slot) & 1) };
-            phases.set(q ^ (1 << slot));
+            // SAFETY: the buffer's barrier, initialized above; its copies land in order.
+            unsafe { phases.wait(bars, slot) };
             if (fixing.get() >> slot) & 1 != 0 {
                 let [tx, ty, z] = tile.current();
                 let win = window([tx, ty, z]);
@@ -400,7 +386,7 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
     // thread waits for the phase of its use (`phases`: one parity bit a slot).
     let tma = byte_tile_map(R, C) && a.tile_map != 0;
     let bars = shared_addr(shared_f32()) + 4 * byte_barriers_at(R, C);
-    let phases = core::cell::Cell::new(0u32);
+    let phases = CopyPhases::default();
     if tma {
         // SAFETY: a barrier a slot, after the slots and the counter's words
         // (`byte_barriers_at`, `shared_floats`).
@@ -413,24 +399,12 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
         let win = window(tile);
         if stage::by_bytes16(&win) {
             if tma {
-                if tid == 0 {
-                    // The slot's last tile may have been stored by threads (a border
-                    // tile): order those stores before the tensor copy's.
-                    fence_proxy_async();
-                    // SAFETY: `a.tile_map`: the map describes the image in 2-byte
-                    // elements with this box (`byte_tile_box`; gx0 is a multiple of 16);
-                    // the slot is 128-byte aligned and holds the box; the barrier is the
-                    // slot's, used by this copy alone until it lands.
-                    unsafe {
-                        tile_map_load(
-                            at,
-                            tile_barrier(bars, slot),
-                            byte_box_bytes(byte_tile_box(R, C)),
-                            [win.gx0 / 2, win.gy0, tile[2]],
-                        )
-                    };
-                }
-                return;
+                let (boxed, at3) = (byte_box_bytes(byte_tile_box(R, C)), [win.gx0 / 2, win.gy0, tile[2]]);
+                // SAFETY: `a.tile_map`: the map describes the image in 2-byte elements with
+                // this box (`byte_tile_box`; gx0 is a multiple of 16); the slot is 128-byte
+                // aligned and holds the box; the barrier is the slot's, used by this copy
+                // alone until it lands.
+                return unsafe { start_tile_copy(tid, at, (bars, slot), boxed, at3) };
             }
             // SAFETY: by_bytes16; the slot holds the window's bytes.
             unsafe { stage::bytes16(&win, at, tid, THREADS) }
@@ -444,10 +418,8 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
         let win = window(tile.current());
         if stage::by_bytes16(&win) {
             if tma {
-                let q = phases.get();
-                // SAFETY: the slot's barrier, initialized above.
-                unsafe { barrier_wait(tile_barrier(bars, slot), (q >> slot) & 1) };
-                phases.set(q ^ (1 << slot));
+                // SAFETY: the slot's barrier, initialized above; its copies land in order.
+                unsafe { phases.wait(bars, slot) };
                 return false; // every thread waited for the copy itself
             }
             // Copied whole: landed.

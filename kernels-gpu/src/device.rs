@@ -917,6 +917,43 @@ pub unsafe fn tile_map_load(dst: u32, bar: u32, bytes: u32, [x, y, z]: [u32; 3])
     }
 }
 
+/// Thread `tid` 0 starts the tensor copy of the box at `at` into the buffer at `dst`,
+/// completing on barrier `slot` from `bars` ([`tile_map_load`]), after ordering the
+/// shared stores the block made visible to it before the copy's (the buffer's last tile
+/// may have been stored by threads: a border tile). Every thread may call it.
+///
+/// # Safety
+/// As [`tile_map_load`], for `tile_barrier(bars, slot)`.
+#[inline(always)]
+pub unsafe fn start_tile_copy(tid: u32, dst: u32, (bars, slot): (u32, u32), bytes: u32, at: [u32; 3]) {
+    if tid == 0 {
+        fence_proxy_async();
+        // SAFETY: per the function's contract.
+        unsafe { tile_map_load(dst, tile_barrier(bars, slot), bytes, at) }
+    }
+}
+
+/// The parity each buffer's tensor-copy barrier ([`tile_barrier`]) completes next: one
+/// bit a buffer (at most 32), flipped at each wait; `default()`: every barrier at its
+/// first phase. Every thread keeps its own.
+#[derive(Default)]
+pub struct CopyPhases(core::cell::Cell<u32>);
+
+impl CopyPhases {
+    /// Waits for the tensor copy into buffer `slot` (barrier `slot` from `bars`) to land.
+    ///
+    /// # Safety
+    /// The barriers from `bars` are initialized ([`init_tile_barriers`]), and every copy
+    /// into buffer `slot` is waited for here once, in order.
+    #[inline(always)]
+    pub unsafe fn wait(&self, bars: u32, slot: u32) {
+        let q = self.0.get();
+        // SAFETY: per the function's contract.
+        unsafe { barrier_wait(tile_barrier(bars, slot), (q >> slot) & 1) };
+        self.0.set(q ^ (1 << slot));
+    }
+}
+
 /// Waits until the phase of `bar` with parity `parity` (0 or 1: its uses so far, modulo
 /// 2) completed: the tensor copy that phase announced has landed, visible to this thread.
 ///
