@@ -2,13 +2,14 @@
 //!
 //! While one tile is computed, the next tiles' inputs (outputs + halo) stream into
 //! shared memory with 16-byte `cp.async` (`device::pipelined_tiles`; persistent blocks
-//! where arithmetic dominates), or, at those radii for f32 rows 16-byte aligned, with
-//! one tensor copy a tile (TMA, `device::tile_map_load`: one thread's instruction
-//! instead of every thread's copies). Each thread owns a 4-wide × `K`-tall patch of outputs in
-//! registers: it reads each input row of its window once (LDS.128) and adds it into
-//! every output row it touches, so taps are FFMAs with the mask in uniform registers,
-//! and shared memory traffic is ~(K+2R)/K window loads per output row instead
-//! of 2R+1. Geometry: `layout::families::conv2d_fast`.
+//! where arithmetic dominates), or, at those radii for f32 rows 16-byte aligned (and in
+//! the u8 byte ring with interleaved channels), with one tensor copy a tile (TMA,
+//! `device::tile_map_load`: one thread's instruction instead of every thread's copies).
+//! Each thread owns a 4-wide × `K`-tall patch of outputs in registers: it reads each
+//! input row of its window once (LDS.128) and adds it into every output row it touches,
+//! so taps are FFMAs with the mask in uniform registers, and shared memory traffic is
+//! ~(K+2R)/K window loads per output row instead of 2R+1. Geometry:
+//! `layout::families::conv2d_fast`.
 use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv2d_fast::{
@@ -353,7 +354,9 @@ fn window<const R: u32, const C: u32, P: Pixel>(
 /// slots, each a tile's bytes (`byte_tile_w` × `byte_tile_h`), and compute each tile from
 /// them ([`compute_bytes`]), so the
 /// next tiles' copies fly while a block filters one. Tiles inside the image with 16-byte
-/// aligned rows are copied as they are ([`stage::bytes16`]); at the borders the groups
+/// aligned rows are copied as they are: by one tensor copy each with interleaved channels
+/// where the host filled the tile map (`byte_tile_map`), else by the threads' 16-byte
+/// copies ([`stage::bytes16`]); at the borders the groups
 /// the mode reads from one group of the plane are copied too ([`stage::bytes16_inside`]),
 /// and once the tile lands the gathered ones are moved into place, ghost groups filled,
 /// and only groups across a right edge that is not a multiple of 16 bytes staged cell
