@@ -20,7 +20,7 @@ use layout::families::conv2d_fast::{
     TILE_W,
 };
 use layout::mode::zero_ghosts;
-use layout::tile_map::{box_bytes, byte_box_bytes};
+use layout::tile_map::{box_bytes, byte_box_bytes, BYTE_ELEMENT};
 
 const _: () = assert!(
     QX == patch::QX
@@ -402,7 +402,10 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
         let win = window(tile);
         if stage::by_bytes16(&win) {
             if tma {
-                let (boxed, at3) = (byte_box_bytes(byte_tile_box(R, C)), [win.gx0 / 2, win.gy0, tile[2]]);
+                let (boxed, at3) = (
+                    byte_box_bytes(byte_tile_box(R, C)),
+                    [win.gx0 / BYTE_ELEMENT, win.gy0, tile[2]],
+                );
                 // SAFETY: `a.tile_map`: the map describes the image in 2-byte elements with
                 // this box (`byte_tile_box`; gx0 is a multiple of 16); the slot is 128-byte
                 // aligned and holds the box; the barrier is the slot's, used by this copy
