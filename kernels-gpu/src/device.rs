@@ -899,7 +899,9 @@ pub fn fence_proxy_async() {
 ///
 /// # Safety
 /// The host filled `TILE_MAP` with a map of live global memory whose box holds `bytes`
-/// (`ConvArgs::tile_map`); `dst` is 128-byte aligned and holds the box; `bar` is an
+/// (`ConvArgs::tile_map`); `x` times the element's bytes is a multiple of 16 (a box that
+/// started 8 bytes into a 16-byte group faulted with an illegal instruction: BENCHMARKS
+/// §8, the fifty-eighth session); `dst` is 128-byte aligned and holds the box; `bar` is an
 /// initialized barrier ([`init_tile_barriers`]) whose current phase nobody else arrives on.
 #[inline(always)]
 pub unsafe fn tile_map_load(dst: u32, bar: u32, bytes: u32, [x, y, z]: [u32; 3]) {
