@@ -14,12 +14,18 @@
 //! it); each block copies it into shared memory while it stages its window.
 //! Geometry: `layout::families::image_mma`.
 use crate::device::*;
+use crate::stage;
+use layout::families::image_mma::{
+    imma, imma_barriers_at, imma_counted_at, imma_out_at, imma_raw_w, imma_rows, imma_slot_bytes, imma_table_bytes,
+    imma_units, IMMA_LEAD, IMMA_M, IMMA_MAX_RADIUS, IMMA_RING, IMMA_STAGE_WORDS, LIMBS,
+};
 use layout::families::image_mma::{
     out_pitch, plane_bytes, pow2, raw_chunks, raw_pitch, table_buffer_bytes, table_bytes, table_offset, threads,
     tile_bytes, tile_h, units, warps, window_bytes, window_rows, BULK_FROM_RADIUS, GROUPS, LO_SHIFT, MAX_CHANNELS,
     MMA_M, STRIP_PX, TILE_PX, WINDOW_PITCH, WINDOW_QUADS, WINDOW_W,
 };
-use layout::mode::map_index;
+use layout::mode::{map_index, zero_ghosts};
+use layout::tile_map::{byte_box_bytes, BYTE_ELEMENT};
 
 /// `ldmatrix.sync.aligned.m8n8.x4.shared.b16`: four 8 × 8 fp16 matrices, lane `l`
 /// giving the address of row `l % 8` of matrix `l / 8`; register `i` holds matrix `i`.
@@ -580,6 +586,221 @@ unsafe fn filter<const R: u32, const C: u32>(a: &ConvArgs) {
         write_out::<R, C>(a.output as *mut u8, w * C, h, a.pitch, x0 * C, y0, out);
     }
 }
+/// `d = a·b + c` for a warp's 16 × 8 s32 block (`mma.sync.aligned.m16n8k32.row.col`, s8
+/// A and u8 B): `a` 16 × 32 and `b` 32 × 8 in the PTX fragment layouts.
+#[inline(always)]
+fn imma_mma(a: [u32; 4], b0: u32, b1: u32, c: [u32; 4]) -> [u32; 4] {
+    let (d0, d1, d2, d3): (u32, u32, u32, u32);
+    // SAFETY: registers only; every lane of the warp runs it (the loops around it are
+    // uniform).
+    unsafe {
+        core::arch::asm!(
+            "mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32 {{{d0}, {d1}, {d2}, {d3}}}, {{{a0}, {a1}, {a2}, {a3}}}, {{{b0}, {b1}}}, {{{c0}, {c1}, {c2}, {c3}}};",
+            d0 = out(reg32) d0, d1 = out(reg32) d1, d2 = out(reg32) d2, d3 = out(reg32) d3,
+            a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3],
+            b0 = in(reg32) b0, b1 = in(reg32) b1,
+            c0 = in(reg32) c[0], c1 = in(reg32) c[1], c2 = in(reg32) c[2], c3 = in(reg32) c[3],
+            options(pure, nomem, nostack, preserves_flags)
+        );
+    }
+    [d0, d1, d2, d3]
+}
+
+/// The integer path (`layout::families::image_mma::imma`, r = 1, 2): persistent blocks
+/// take tiles from the counter (`counted_tiles`) into a ring of staged windows, the
+/// interleaved bytes as they are (one tensor copy a tile where the map covers it, else
+/// staged by threads with the mode's ghost cells), and sum each tile's units from them.
+///
+/// # Safety
+/// As `filter`; `a.mask` holds the integer path's table buffer for `R` and `C`
+/// (`imma_table_buffer_bytes(R)` bytes, 16-byte aligned); under the constant mode
+/// `a.fill` is an integer from 0 to 255; `a.tile_counter` is the launch's zeroed counter;
+/// `a.tile_map` set only with a map of the image's bytes in 2-byte elements with the box
+/// `imma_box(R, C)`.
+#[inline(always)]
+unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
+    let (w, h, tid) = (a.extent[0], a.extent[1], thread_x());
+    let (wc, tb, th) = (w * C, tile_bytes(C), tile_h(R, C));
+    let (raw_w, rows) = (imma_raw_w(C), imma_rows(R, C));
+    let lane = tid % 32;
+    // This lane's A fragments, every mask row and limb: held for the launch.
+    let tab = a.mask as *const u8;
+    let mut frag = [[[0u32; 4]; LIMBS as usize]; 2 * IMMA_MAX_RADIUS as usize + 1];
+    for dy in 0..2 * R as usize + 1 {
+        for limb in 0..LIMBS as usize {
+            for q in 0..4 {
+                let e = ((dy as u32 * LIMBS + limb as u32) * 32 + lane) * 16 + 4 * q;
+                // SAFETY: inside the table (the contract), 4-byte aligned.
+                frag[dy][limb][q as usize] = unsafe { load_global_nc_u32(tab.wrapping_add(e as usize)) };
+            }
+        }
+    }
+    let table_end = tab.wrapping_add(imma_table_bytes(R) as usize);
+    // SAFETY: the scale words after the table.
+    let (down, up16) = unsafe {
+        (
+            f32::from_bits(load_global_nc_u32(table_end)),
+            f32::from_bits(load_global_nc_u32(table_end.wrapping_add(4))),
+        )
+    };
+    let base = shared_addr(shared_f32());
+    let (out, bars) = (base + imma_out_at(R, C), base + imma_barriers_at(R, C));
+    let grid = [wc.div_ceil(tb), h.div_ceil(th), 1];
+    let ghost = if a.mode == layout::mode::code::CONSTANT {
+        a.fill as u32
+    } else {
+        0
+    };
+    let window = |[tx, ty, _]: [u32; 3]| stage::Window::<u8> {
+        plane: a.input as *const u8,
+        row_pitch: a.pitch,
+        w: wc,
+        h,
+        channels: C,
+        gx0: (tx * tb).wrapping_sub(IMMA_LEAD),
+        gy0: (ty * th).wrapping_sub(R),
+        sw: raw_w,
+        sh: rows,
+        mode: a.mode,
+        fill: a.fill,
+        ghost: false,
+        unread: 0,
+        inline_border: false,
+    };
+    // A tile by tensor copy: under zero ghost cells (the copy reads cells past the image
+    // as zeros), or inside the image; and not across the right edge of rows of an odd
+    // byte count (the map's last element holds a byte of the pitch's padding).
+    let zero = zero_ghosts(a.mode, a.fill);
+    let tma = a.tile_map != 0;
+    let by_copy = |tile: [u32; 3]| {
+        let (gx0, gy0) = ((tile[0] * tb).wrapping_sub(IMMA_LEAD), (tile[1] * th).wrapping_sub(R));
+        let right = gx0.wrapping_add(raw_w);
+        let inside = tile[0] > 0 && right <= wc && tile[1] * th >= R && gy0 + rows <= h;
+        tma && (inside || (zero && (wc.is_multiple_of(2) || right < wc)))
+    };
+    let phases = CopyPhases::default();
+    if tma {
+        // SAFETY: a barrier a slot, after the output tile (`imma_barriers_at`).
+        unsafe { init_tile_barriers(bars, IMMA_RING, tid) };
+    }
+    let stage = #[inline(always)]
+    |tile: [u32; 3], slot, at| {
+        if by_copy(tile) {
+            let win = window(tile);
+            // SAFETY: `a.tile_map` maps the image's bytes in 2-byte elements with this box
+            // (gx0 even: tiles are 64·C bytes, the lead 8); the slot is 128-byte aligned
+            // and holds the box; the barrier is the slot's, used by this copy alone until
+            // it lands.
+            unsafe {
+                start_tile_copy(
+                    tid,
+                    at,
+                    (bars, slot),
+                    byte_box_bytes(layout::families::image_mma::imma_box(R, C)),
+                    [((win.gx0 as i32) / BYTE_ELEMENT as i32) as u32, win.gy0, 0],
+                )
+            }
+        }
+    };
+    let land = #[inline(always)]
+    |tile: &TileCursor, slot, at| {
+        if by_copy(tile.current()) {
+            // SAFETY: the slot's barrier, initialized above; its copies land in order.
+            unsafe { phases.wait(bars, slot) };
+            return false;
+        }
+        // SAFETY: the kernel's contract covers the image; the slot holds the window's
+        // bytes (`imma_slot_bytes`), and is this tile's.
+        unsafe {
+            stage::bytes_window::<u8, { IMMA_STAGE_WORDS as usize }>(
+                &window(tile.current()),
+                at,
+                ghost,
+                tid,
+                threads(R, C),
+            )
+        };
+        true
+    };
+    let compute = #[inline(always)]
+    |[tx, ty, _]: [u32; 3], s: *const f32| {
+        let at = shared_addr(s);
+        // SAFETY: the slot's window landed (the barrier or the copy's wait); the output
+        // tile is the block's, free since the barrier that ended the last tile.
+        unsafe {
+            sum_tile_imma::<R, C>(at, &frag, (down, up16), out);
+            sync_threads();
+            write_out::<R, C>(a.output as *mut u8, wc, h, a.pitch, tx * tb, ty * th, out);
+        }
+    };
+    let words = base + imma_counted_at(R, C);
+    let counter = a.tile_counter as *mut u32;
+    // SAFETY: `a.tile_counter` is the launch's zeroed counter; the shared memory holds the
+    // ring from its base, and the counter's words (`imma_shared_bytes`).
+    unsafe {
+        counted_tiles(
+            IMMA_RING,
+            grid,
+            (imma_slot_bytes(R, C) / 4, words),
+            (counter, tid),
+            stage,
+            land,
+            compute,
+        )
+    }
+}
+
+/// The warps sum a tile's units (16 output bytes × 16 rows, every warp as many) from the
+/// staged window at `win` into the shared output tile as saturated bytes: per mask row,
+/// one `ldmatrix` of the unit's two 8-row B blocks and an MMA per limb and block.
+///
+/// # Safety
+/// `win` holds the tile's staged window (landed); `out` holds `out_bytes(R, C)` shared
+/// bytes no other thread touches until the next barrier.
+#[inline(always)]
+unsafe fn sum_tile_imma<const R: u32, const C: u32>(
+    win: u32,
+    frag: &[[[u32; 4]; LIMBS as usize]; 2 * IMMA_MAX_RADIUS as usize + 1],
+    (down, up16): (f32, f32),
+    out: u32,
+) {
+    let (raw_w, op) = (imma_raw_w(C), out_pitch(C));
+    let (lane, warp) = (thread_x() % 32, thread_x() / 32);
+    let across = tile_bytes(C) / IMMA_M;
+    // Lane l gives row l % 8 of matrix l / 8: rows 8(l / 16) + l % 8 of the unit, the
+    // window's 16 bytes from 16(l / 8 % 2) on.
+    let lane_at = ((lane / 16) * 8 + lane % 8) * raw_w + 16 * (lane / 8 % 2);
+    let (g, t) = (lane / 4, lane % 4);
+    for it in 0..opaque(imma_units(R, C) / warps(R, C)) {
+        let u = warp + warps(R, C) * it;
+        let (j, ur) = (u % across, u / across);
+        let mut acc = [[[0u32; 4]; 2]; LIMBS as usize];
+        let row = win + lane_at + 16 * ur * raw_w + IMMA_M * j;
+        for dy in 0..2 * R as usize + 1 {
+            // SAFETY: rows 16ur + dy + 0..16 and bytes 16j .. 16j + 32 of the window,
+            // 16-byte aligned (raw_w and the offsets multiples of 16).
+            let b = unsafe { ldmatrix_x4(row + dy as u32 * raw_w) };
+            for limb in 0..LIMBS as usize {
+                acc[limb][0] = imma_mma(frag[dy][limb], b[0], b[1], acc[limb][0]);
+                acc[limb][1] = imma_mma(frag[dy][limb], b[2], b[3], acc[limb][1]);
+            }
+        }
+        // Register i of block hb: output byte 16j + g + 8(i / 2), tile row 16ur + 8hb +
+        // 2t + i % 2.
+        for hb in 0..2u32 {
+            for i in 0..4u32 {
+                let k = (hb * 4 + i) as usize;
+                let (l0, l1, l2) = (acc[0][k / 4][k % 4], acc[1][k / 4][k % 4], acc[2][k / 4][k % 4]);
+                let lo = (l1 as i32).wrapping_mul(256).wrapping_add(l0 as i32);
+                let v = u8_sat(fma(l2 as i32 as f32, up16, lo as f32 * down));
+                let (col, y) = (IMMA_M * j + g + 8 * (i / 2), 16 * ur + 8 * hb + 2 * t + i % 2);
+                // SAFETY: inside the output tile.
+                unsafe { store_shared_u8(out + y * op + col, v) };
+            }
+        }
+    }
+}
+
 /// Entries per (channels, radius): `threads(R, C)` threads, `min_blocks(R, C)` blocks per SM.
 macro_rules! entries {
     ($($name:ident = $c:literal, $r:literal);* $(;)?) => {$(
@@ -591,7 +812,13 @@ macro_rules! entries {
         #[no_mangle]
         pub unsafe extern "gpu-kernel" fn $name(a: ConvArgs) {
             // SAFETY: forwarded from the entry's contract.
-            unsafe { filter::<$r, $c>(&a) }
+            unsafe {
+                if imma($r) {
+                    filter_imma::<$r, $c>(&a)
+                } else {
+                    filter::<$r, $c>(&a)
+                }
+            }
         }
     )*};
 }
