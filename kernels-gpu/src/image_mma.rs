@@ -17,7 +17,7 @@ use crate::device::*;
 use crate::stage;
 use layout::families::image_mma::{
     imma, imma_barriers_at, imma_counted_at, imma_out_at, imma_raw_w, imma_rows, imma_slot_bytes, imma_table_bytes,
-    imma_units, IMMA_LEAD, IMMA_M, IMMA_MAX_RADIUS, IMMA_RING, IMMA_STAGE_WORDS, LIMBS,
+    imma_units, IMMA_KLEAD, IMMA_LEAD, IMMA_M, IMMA_MAX_RADIUS, IMMA_RING, IMMA_STAGE_WORDS, LIMBS,
 };
 use layout::families::image_mma::{
     out_pitch, plane_bytes, pow2, raw_chunks, raw_pitch, table_buffer_bytes, table_bytes, table_offset, threads,
@@ -752,7 +752,7 @@ unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
 
 /// The warps sum a tile's units (16 output bytes × 16 rows, every warp as many) from the
 /// staged window at `win` into the shared output tile as saturated bytes: per mask row,
-/// one `ldmatrix` of the unit's two 8-row B blocks and an MMA per limb and block.
+/// four word loads a lane (the unit's two 8-row B blocks) and an MMA per limb and block.
 ///
 /// # Safety
 /// `win` holds the tile's staged window (landed); `out` holds `out_bytes(R, C)` shared
@@ -767,19 +767,27 @@ unsafe fn sum_tile_imma<const R: u32, const C: u32>(
     let (raw_w, op) = (imma_raw_w(C), out_pitch(C));
     let (lane, warp) = (thread_x() % 32, thread_x() / 32);
     let across = tile_bytes(C) / IMMA_M;
-    // Lane l gives row l % 8 of matrix l / 8: rows 8(l / 16) + l % 8 of the unit, the
-    // window's 16 bytes from 16(l / 8 % 2) on.
-    let lane_at = ((lane / 16) * 8 + lane % 8) * raw_w + 16 * (lane / 8 % 2);
     let (g, t) = (lane / 4, lane % 4);
+    // Lane (g, t) loads row g of each 8-row block, the words at 4t and 16 + 4t of the
+    // unit's window (the MMA's B fragment: 4 consecutive k of column n = g).
+    let lane_at = g * raw_w + IMMA_LEAD - IMMA_KLEAD + 4 * t;
     for it in 0..opaque(imma_units(R, C) / warps(R, C)) {
         let u = warp + warps(R, C) * it;
         let (j, ur) = (u % across, u / across);
         let mut acc = [[[0u32; 4]; 2]; LIMBS as usize];
         let row = win + lane_at + 16 * ur * raw_w + IMMA_M * j;
         for dy in 0..2 * R as usize + 1 {
-            // SAFETY: rows 16ur + dy + 0..16 and bytes 16j .. 16j + 32 of the window,
-            // 16-byte aligned (raw_w and the offsets multiples of 16).
-            let b = unsafe { ldmatrix_x4(row + dy as u32 * raw_w) };
+            let at = row + dy as u32 * raw_w;
+            // SAFETY: rows 16ur + dy + g and + 8 of the window, bytes 16j + 8 + 4t and +
+            // 16 (inside the staged row: imma_raw_w), 4-byte aligned.
+            let b = unsafe {
+                [
+                    load_shared_u32(at),
+                    load_shared_u32(at + 16),
+                    load_shared_u32(at + 8 * raw_w),
+                    load_shared_u32(at + 8 * raw_w + 16),
+                ]
+            };
             for limb in 0..LIMBS as usize {
                 acc[limb][0] = imma_mma(frag[dy][limb], b[0], b[1], acc[limb][0]);
                 acc[limb][1] = imma_mma(frag[dy][limb], b[2], b[3], acc[limb][1]);

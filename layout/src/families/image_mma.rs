@@ -321,11 +321,11 @@ pub const fn min_blocks(r: u32, c: u32) -> u32 {
 /// Whether radius `r` runs on the integer tensor cores over the interleaved bytes as they
 /// are (`mma.sync.m16n8k32`, s8 taps × u8 pixels, s32 sums), rather than on fp16 planes.
 /// Transposed against the planar path: A is the Toeplitz band of a mask row (16 output
-/// bytes × 32 input bytes: output byte `m` reads input byte `k = m + IMMA_LEAD + c·(dx - r)`,
+/// bytes × 32 input bytes: output byte `m` reads input byte `k = m + IMMA_KLEAD + c·(dx - r)`,
 /// channels `c` bytes apart, so one band serves every channel), B is 8 rows × 32 bytes of
-/// the staged window, loaded by `ldmatrix` straight from the tensor copy's bytes. Each tap
+/// the staged window, loaded a word a lane straight from the tensor copy's bytes. Each tap
 /// is three signed 8-bit limbs ([`LIMBS`]), each summed exactly in its own s32
-/// accumulator. Needs `r·c <= IMMA_LEAD` (every compiled channel count at r <= 2).
+/// accumulator. Needs `r·c <= IMMA_KLEAD` (every compiled channel count at r <= 2).
 #[inline]
 pub const fn imma(r: u32) -> bool {
     r == 1 || r == IMMA_MAX_RADIUS
@@ -344,17 +344,21 @@ pub const IMMA_MAX_TAP: i32 = 127 * (65536 + 256 + 1);
 pub const IMMA_M: u32 = 16;
 /// Input bytes of a unit's window (the MMA's k).
 pub const IMMA_K: u32 = 32;
-/// Bytes a staged row holds before the tile's first output byte (and after its last): the
-/// window of the unit at output byte `16j` is staged bytes `16j .. 16j + 32`, 16-byte
-/// aligned for `ldmatrix`.
-pub const IMMA_LEAD: u32 = 8;
+/// Bytes of a unit's window before its first output byte: output byte `m` of a unit reads
+/// window byte `k = m + IMMA_KLEAD + c·(dx - r)`.
+pub const IMMA_KLEAD: u32 = 8;
+/// Bytes a staged row holds before the tile's first output byte: 16, so that the tensor
+/// copy's box starts 16-byte aligned in the image (a box starting between, 8 bytes in,
+/// made the copy fault with an illegal instruction). The window of the unit at output
+/// byte `16j` is then staged bytes `16j + 8 .. 16j + 40`, read a word a lane.
+pub const IMMA_LEAD: u32 = 16;
 
-/// Bytes of a staged row (the tensor copy's box across): the tile's bytes and a lead on
-/// each side. An odd number of 16-byte groups, so that `ldmatrix`'s 8 rows fall on 8
-/// distinct bank groups.
+/// Bytes of a staged row (the tensor copy's box across): the tile's bytes, the lead
+/// before and 32 after (the last unit's window ends 24 bytes past the tile). An odd number
+/// of 16-byte groups, so that a warp's word loads of 8 rows fall on distinct banks.
 #[inline]
 pub const fn imma_raw_w(c: u32) -> u32 {
-    tile_bytes(c) + 2 * IMMA_LEAD
+    tile_bytes(c) + IMMA_LEAD + 32
 }
 
 /// Staged rows of a tile.
@@ -396,12 +400,12 @@ pub const fn imma_table_buffer_bytes(r: u32) -> u32 {
 /// The mask column `dx` whose limb lane `lane`'s A register `q` (0..4) holds in byte `i`
 /// (0..4) for `c` channels at radius `r`, or `None` (0): the `m16n8k32` A layout (row
 /// `g + 8(q % 2)`, column `4t + i + 16(q / 2)`, `g = lane / 4`, `t = lane % 4`), where
-/// `A[m][k]` is tap `dx` for `k = m + IMMA_LEAD + c·(dx - r)`.
+/// `A[m][k]` is tap `dx` for `k = m + IMMA_KLEAD + c·(dx - r)`.
 #[inline]
 pub const fn imma_slot_dx(r: u32, c: u32, lane: u32, q: u32, i: u32) -> Option<u32> {
     let (g, t) = (lane / 4, lane % 4);
     let (m, k) = (g + 8 * (q % 2), 4 * t + i + 16 * (q / 2));
-    let d = (k + c * r) as i32 - (m + IMMA_LEAD) as i32;
+    let d = (k + c * r) as i32 - (m + IMMA_KLEAD) as i32;
     if d >= 0 && (d as u32).is_multiple_of(c) && d as u32 / c <= 2 * r {
         Some(d as u32 / c)
     } else {
@@ -440,14 +444,14 @@ pub const fn imma_box(r: u32, c: u32) -> [u32; 3] {
 }
 
 /// 4-byte words a thread stages of a window by threads (`stage::bytes_window`), at most.
-pub const IMMA_STAGE_WORDS: u32 = 20;
+pub const IMMA_STAGE_WORDS: u32 = 22;
 
 const _: () = {
     let mut c = 1;
     while c <= MAX_CHANNELS {
         let mut r = 1;
         while r <= 2 {
-            assert!(imma(r) && r * c <= IMMA_LEAD);
+            assert!(imma(r) && r * c <= IMMA_KLEAD);
             assert!((imma_raw_w(c) / 16) % 2 == 1 && imma_raw_w(c).is_multiple_of(4));
             assert!(imma_units(r, c).is_multiple_of(warps(r, c)));
             assert!(IMMA_STAGE_WORDS * threads(r, c) * 4 >= imma_raw_w(c) * imma_rows(r, c));
