@@ -677,13 +677,12 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
         1,
         image_modes(gpu, &di8, 1, Variant::ImagePatches, &mut oi8)?,
     )?;
-    // At r = 4, its largest radius (Auto runs it from image_mma::AUTO_FROM_RADIUS).
-    modes_of(
-        "image_mma",
-        &size8,
-        4,
-        image_modes(gpu, &di8, 4, Variant::ImageMma, &mut oi8)?,
-    )?;
+    // At r = 2, where Auto starts running it (image_mma::AUTO_FROM_RADIUS; its integer
+    // path, whose border tiles stage by threads under the mapping modes), and at r = 4,
+    // its largest radius.
+    for r in [2, 4] {
+        modes_of("image_mma", &size8, r, image_modes(gpu, &di8, r, Variant::ImageMma, &mut oi8)?)?;
+    }
     Ok(())
 }
 
