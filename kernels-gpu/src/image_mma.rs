@@ -667,16 +667,18 @@ unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
         unread: 0,
         inline_border: false,
     };
-    // A tile by tensor copy: under zero ghost cells (the copy reads cells past the image
-    // as zeros), or inside the image; and not across the right edge of rows of an odd
-    // byte count (the map's last element holds a byte of the pitch's padding).
+    // Every tile by tensor copy where the host made the map. It reads cells past the
+    // image as zeros, and across the right edge of rows of an odd byte count a byte of
+    // the pitch's padding: a tile that is neither inside the image nor under zero ghost
+    // cells with no such byte has its ghost words rewritten once it lands
+    // (`ghost_words`). Without a map, tiles stage by threads.
     let zero = zero_ghosts(a.mode, a.fill);
     let tma = a.tile_map != 0;
-    let by_copy = |tile: [u32; 3]| {
+    let clean = |tile: [u32; 3]| {
         let (gx0, gy0) = ((tile[0] * tb).wrapping_sub(IMMA_LEAD), (tile[1] * th).wrapping_sub(R));
         let right = gx0.wrapping_add(raw_w);
         let inside = tile[0] > 0 && right <= wc && tile[1] * th >= R && gy0 + rows <= h;
-        tma && (inside || (zero && (wc.is_multiple_of(2) || right < wc)))
+        inside || (zero && (wc.is_multiple_of(2) || right < wc))
     };
     let phases = CopyPhases::default();
     if tma {
@@ -685,12 +687,12 @@ unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
     }
     let stage = #[inline(always)]
     |tile: [u32; 3], slot, at| {
-        if by_copy(tile) {
+        if tma {
             let win = window(tile);
             // SAFETY: `a.tile_map` maps the image's bytes in 2-byte elements with this box
-            // (gx0 even: tiles are 64·C bytes, the lead 8); the slot is 128-byte aligned
-            // and holds the box; the barrier is the slot's, used by this copy alone until
-            // it lands.
+            // (gx0 a multiple of 16: tiles are 64·C bytes, the lead 16); the slot is
+            // 128-byte aligned and holds the box; the barrier is the slot's, used by this
+            // copy alone until it lands.
             unsafe {
                 start_tile_copy(
                     tid,
@@ -704,22 +706,21 @@ unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
     };
     let land = #[inline(always)]
     |tile: &TileCursor, slot, at| {
-        if by_copy(tile.current()) {
+        let t = tile.current();
+        if tma {
             // SAFETY: the slot's barrier, initialized above; its copies land in order.
             unsafe { phases.wait(bars, slot) };
-            return false;
+            if clean(t) {
+                return false;
+            }
+            // SAFETY: the slot holds this tile's landed window; the image is the
+            // contract's.
+            unsafe { ghost_words(&window(t), at, ghost, tid, threads(R, C)) };
+            return true;
         }
         // SAFETY: the kernel's contract covers the image; the slot holds the window's
         // bytes (`imma_slot_bytes`), and is this tile's.
-        unsafe {
-            stage::bytes_window::<u8, { IMMA_STAGE_WORDS as usize }>(
-                &window(tile.current()),
-                at,
-                ghost,
-                tid,
-                threads(R, C),
-            )
-        };
+        unsafe { stage::bytes_window::<u8, { IMMA_STAGE_WORDS as usize }>(&window(t), at, ghost, tid, threads(R, C)) };
         true
     };
     let compute = #[inline(always)]
@@ -747,6 +748,34 @@ unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
             land,
             compute,
         )
+    }
+}
+
+/// Rewrites the words of a landed window (`win`, staged at `raw`, rows `sw` bytes apart)
+/// that hold a ghost cell, or a byte past the right edge: each of their cells the element
+/// the mode maps it to, or `ghost` (`stage::cell`). Words wholly inside the image keep
+/// the copy's bytes. Done when it returns (the caller's barrier publishes it).
+///
+/// # Safety
+/// `win.plane` holds the image; `raw` holds the window's `sw·sh` bytes, landed, which no
+/// other thread reads until the next barrier.
+#[inline(always)]
+unsafe fn ghost_words(win: &stage::Window<u8>, raw: u32, ghost: u32, tid: u32, threads: u32) {
+    let f = (win.sw / 4).max(1); // never 0: no division-by-zero panic path
+    let mut g = tid;
+    while g < f * win.sh {
+        let (sy, q) = (g / f, g % f);
+        let (x, y) = (win.gx0.wrapping_add(4 * q), win.gy0.wrapping_add(sy));
+        if !(y < win.h && x < win.w && win.w - x >= 4) {
+            let mut word = 0;
+            for k in 0..4 {
+                // SAFETY: the window's image (the function's contract).
+                word |= unsafe { stage::cell(win, x.wrapping_add(k), y, ghost) } << (8 * k);
+            }
+            // SAFETY: word g of the window.
+            unsafe { store_shared(raw + 4 * g, f32::from_bits(word)) };
+        }
+        g += threads;
     }
 }
 

@@ -681,7 +681,12 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
     // path, whose border tiles stage by threads under the mapping modes), and at r = 4,
     // its largest radius.
     for r in [2, 4] {
-        modes_of("image_mma", &size8, r, image_modes(gpu, &di8, r, Variant::ImageMma, &mut oi8)?)?;
+        modes_of(
+            "image_mma",
+            &size8,
+            r,
+            image_modes(gpu, &di8, r, Variant::ImageMma, &mut oi8)?,
+        )?;
     }
     Ok(())
 }
