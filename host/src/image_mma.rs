@@ -160,6 +160,7 @@ mod tests {
     /// `A[l/4 + 8(q%2)][4(l%4) + i + 16(q/2)]`) against the direct sums, to within the
     /// scale's rounding.
     #[test]
+    #[allow(clippy::needless_range_loop)] // m indexes the band and the reference alike
     fn integer_table_filters_interleaved_bytes() {
         for r in (1..=2).filter(|&r| imma(r)) {
             for c in 1..=layout::families::image_mma::MAX_CHANNELS {
