@@ -618,6 +618,7 @@ fn imma_mma(a: [u32; 4], b0: u32, b1: u32, c: [u32; 4]) -> [u32; 4] {
 /// `a.tile_map` set only with a map of the image's bytes in 2-byte elements with the box
 /// `imma_box(R, C)`.
 #[inline(always)]
+#[allow(clippy::needless_range_loop)] // indexed: the fragments stay in registers
 unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
     let (w, h, tid) = (a.extent[0], a.extent[1], thread_x());
     let (wc, tb, th) = (w * C, tile_bytes(C), tile_h(R, C));
@@ -787,6 +788,7 @@ unsafe fn ghost_words(win: &stage::Window<u8>, raw: u32, ghost: u32, tid: u32, t
 /// `win` holds the tile's staged window (landed); `out` holds `out_bytes(R, C)` shared
 /// bytes no other thread touches until the next barrier.
 #[inline(always)]
+#[allow(clippy::needless_range_loop)] // indexed: the fragments and sums stay in registers
 unsafe fn sum_tile_imma<const R: u32, const C: u32>(
     win: u32,
     frag: &[[[u32; 4]; LIMBS as usize]; 2 * IMMA_MAX_RADIUS as usize + 1],
