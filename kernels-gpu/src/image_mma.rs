@@ -16,8 +16,8 @@
 use crate::device::*;
 use crate::stage;
 use layout::families::image_mma::{
-    imma, imma_barriers_at, imma_counted_at, imma_out_at, imma_raw_w, imma_rows, imma_slot_bytes, imma_table_bytes,
-    imma_units, IMMA_KLEAD, IMMA_LEAD, IMMA_M, IMMA_MAX_RADIUS, IMMA_RING, IMMA_STAGE_WORDS, LIMBS,
+    imma, imma_barriers_at, imma_counted_at, imma_out_at, imma_raw_w, imma_read_words, imma_rows, imma_slot_bytes,
+    imma_table_bytes, imma_units, IMMA_KLEAD, IMMA_LEAD, IMMA_M, IMMA_MAX_RADIUS, IMMA_RING, IMMA_STAGE_WORDS, LIMBS,
 };
 use layout::families::image_mma::{
     out_pitch, plane_bytes, pow2, raw_chunks, raw_pitch, table_buffer_bytes, table_bytes, table_offset, threads,
@@ -715,8 +715,9 @@ unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
                 return false;
             }
             // SAFETY: the slot holds this tile's landed window; the image is the
-            // contract's.
-            unsafe { ghost_words(&window(t), at, ghost, tid, threads(R, C)) };
+            // contract's, mapped (so its first byte and pitch are 16-byte aligned); gx0 is
+            // a multiple of 16 (as for the copy); the read words lie inside a row.
+            unsafe { ghost_words::<C>(&window(t), at, imma_read_words(C), ghost, (tid, threads(R, C))) };
             return true;
         }
         // SAFETY: the kernel's contract covers the image; the slot holds the window's
@@ -753,29 +754,81 @@ unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
 }
 
 /// Rewrites the words of a landed window (`win`, staged at `raw`, rows `sw` bytes apart)
-/// that hold a ghost cell, or a byte past the right edge: each of their cells the element
-/// the mode maps it to, or `ghost` (`stage::cell`). Words wholly inside the image keep
-/// the copy's bytes. Done when it returns (the caller's barrier publishes it).
+/// that the units read (`words`, of each row: `imma_read_words`) and that hold a ghost
+/// cell or a byte past the right edge: each of their cells the element the mode maps it
+/// to, or `ghost`. Only those words are walked, a word a thread (the rows above and below
+/// the image whole, the words at the left and right edges of the others), so that a
+/// warp's lanes map cells together rather than one lane at a time; a word whose row maps
+/// into the image and whose columns lie inside it is one word load. Done when it returns
+/// (the caller's barrier publishes it).
 ///
 /// # Safety
-/// `win.plane` holds the image; `raw` holds the window's `sw·sh` bytes, landed, which no
-/// other thread reads until the next barrier.
+/// `win.plane` holds the image (`C` interleaved channels), 4-byte aligned, as are
+/// `win.row_pitch` and `win.gx0`; `raw` holds the window's `sw·sh` bytes, landed, which
+/// no other thread reads until the next barrier; `words` lie inside a row.
 #[inline(always)]
-unsafe fn ghost_words(win: &stage::Window<u8>, raw: u32, ghost: u32, tid: u32, threads: u32) {
-    let f = (win.sw / 4).max(1); // never 0: no division-by-zero panic path
+unsafe fn ghost_words<const C: u32>(
+    win: &stage::Window<u8>,
+    raw: u32,
+    (q0, q1): (u32, u32),
+    ghost: u32,
+    (tid, threads): (u32, u32),
+) {
+    // Image sizes are below 2^31 (the host's checks), so these fit i32.
+    let (gx, gy, w, h, sh) = (
+        win.gx0 as i32,
+        win.gy0 as i32,
+        win.w as i32,
+        win.h as i32,
+        win.sh as i32,
+    );
+    // Rows in0..in1 of the window lie inside the image, the others above or below it.
+    let in0 = (-gy).clamp(0, sh);
+    let in1 = (h - gy).clamp(in0, sh);
+    let (rows_in, rows_out) = ((in1 - in0) as u32, (sh - (in1 - in0)) as u32);
+    // Of the read words q0..q1: q0..l1 start before column 0, r0..q1 end past the last.
+    let l1 = (if gx < 0 { (3 - gx) as u32 / 4 } else { 0 }).clamp(q0, q1);
+    let r0 = ((w - gx).max(0) as u32 / 4).clamp(l1, q1);
+    let (nq, left) = (q1 - q0, l1 - q0);
+    let side = left + (q1 - r0);
+    let total = rows_out * nq + rows_in * side;
     let mut g = tid;
-    while g < f * win.sh {
-        let (sy, q) = (g / f, g % f);
+    while g < total {
+        let (sy, q) = if g < rows_out * nq {
+            let k = (g / nq.max(1)) as i32; // never 0: no division-by-zero panic path
+            (if k < in0 { k } else { in1 + k - in0 } as u32, q0 + g % nq.max(1))
+        } else {
+            let (k, side) = (g - rows_out * nq, side.max(1));
+            let j = k % side;
+            (in0 as u32 + k / side, if j < left { q0 + j } else { r0 + j - left })
+        };
         let (x, y) = (win.gx0.wrapping_add(4 * q), win.gy0.wrapping_add(sy));
-        if !(y < win.h && x < win.w && win.w - x >= 4) {
-            let mut word = 0;
-            for k in 0..4 {
-                // SAFETY: the window's image (the function's contract).
-                word |= unsafe { stage::cell(win, x.wrapping_add(k), y, ghost) } << (8 * k);
+        let my = map_index(win.mode, y as i32, h);
+        let word = if my < 0 {
+            ghost * 0x0101_0101
+        } else {
+            let row = (win.plane as *const u8).wrapping_add((my as u32 * win.row_pitch) as usize);
+            if x < win.w && win.w - x >= 4 {
+                // SAFETY: 4 bytes of row `my` inside the image, 4-byte aligned (the
+                // contract's plane, pitch and gx0; q a word).
+                unsafe { load_global_u32(row.wrapping_add(x as usize)) }
+            } else {
+                let mut word = 0;
+                for k in 0..4 {
+                    let col = stage::column(win.mode, x.wrapping_add(k), win.w, C);
+                    let v = if col == u32::MAX {
+                        ghost
+                    } else {
+                        // SAFETY: a byte of row `my` inside the image (`column` maps into it).
+                        unsafe { load_global_u8(row.wrapping_add(col as usize)) }
+                    };
+                    word |= v << (8 * k);
+                }
+                word
             }
-            // SAFETY: word g of the window.
-            unsafe { store_shared(raw + 4 * g, f32::from_bits(word)) };
-        }
+        };
+        // SAFETY: word q of row sy of the window.
+        unsafe { store_shared(raw + sy * win.sw + 4 * q, f32::from_bits(word)) };
         g += threads;
     }
 }

@@ -710,7 +710,7 @@ fn group16<P>(win: &Window<P>, sy: u32, c: u32) -> (u32, u32, Group16) {
 /// # Safety
 /// `win.plane` holds the window's plane of u8 (`h` rows of `w` elements `row_pitch` apart).
 #[inline(always)]
-pub(crate) unsafe fn cell<P>(win: &Window<P>, x: u32, y: u32, ghost: u32) -> u32 {
+unsafe fn cell<P>(win: &Window<P>, x: u32, y: u32, ghost: u32) -> u32 {
     let off = source(win.mode, x, y, win.w, win.h, win.channels, win.row_pitch);
     if off == u32::MAX {
         ghost

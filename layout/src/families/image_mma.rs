@@ -361,6 +361,15 @@ pub const fn imma_raw_w(c: u32) -> u32 {
     tile_bytes(c) + IMMA_LEAD + 32
 }
 
+/// Words of a staged row the units read, `from..to` (word `q` holds bytes `4q..4q + 4`):
+/// the first unit's window starts [`IMMA_LEAD`]` - `[`IMMA_KLEAD`] bytes in, the last
+/// one's ends [`IMMA_K`] bytes after its start. The ghost-word pass rewrites these alone.
+#[inline]
+pub const fn imma_read_words(c: u32) -> (u32, u32) {
+    let from = IMMA_LEAD - IMMA_KLEAD;
+    (from / 4, (tile_bytes(c) - IMMA_M + from + IMMA_K) / 4)
+}
+
 /// Staged rows of a tile.
 #[inline]
 pub const fn imma_rows(r: u32, c: u32) -> u32 {
@@ -373,6 +382,16 @@ pub const fn imma_rows(r: u32, c: u32) -> u32 {
 pub const fn imma_slot_bytes(r: u32, c: u32) -> u32 {
     (imma_raw_w(c) * imma_rows(r, c)).div_ceil(128) * 128
 }
+
+// The units' windows start and end on words, inside the staged row.
+const _: () = {
+    assert!((IMMA_LEAD - IMMA_KLEAD).is_multiple_of(4) && IMMA_K.is_multiple_of(4) && IMMA_M.is_multiple_of(4));
+    let mut c = 1;
+    while c <= MAX_CHANNELS {
+        assert!(imma_read_words(c).1 * 4 <= imma_raw_w(c));
+        c += 1;
+    }
+};
 
 /// Slots of the ring: the next tile's copy lands while the block sums this one.
 pub const IMMA_RING: u32 = 3;
