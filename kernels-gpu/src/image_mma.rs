@@ -807,7 +807,7 @@ unsafe fn ghost_words<const C: u32>(
         let word = if my < 0 {
             ghost * 0x0101_0101
         } else {
-            let row = (win.plane as *const u8).wrapping_add((my as u32 * win.row_pitch) as usize);
+            let row = win.plane.wrapping_add((my as u32 * win.row_pitch) as usize);
             if x < win.w && win.w - x >= 4 {
                 // SAFETY: 4 bytes of row `my` inside the image, 4-byte aligned (the
                 // contract's plane, pitch and gx0; q a word).
