@@ -641,11 +641,6 @@ impl Gpu {
             MapElement::F32 => cells,
             MapElement::U16 => cells.div_ceil(u64::from(layout::tile_map::BYTE_ELEMENT)),
         };
-        // A box larger than the tensor along an axis makes a map the copies fault on
-        // (an illegal instruction at the first copy): such small images stage by threads.
-        if boxed.iter().zip([across, h, d]).any(|(&b, n)| u64::from(b) > n) {
-            return None;
-        }
         Some(TileMap {
             input: b.input,
             element,

@@ -523,10 +523,6 @@ fn mma_takes<T: Pixel>(mask: &Mask, mode: Mode) -> std::result::Result<(), &'sta
         if f.fract() != 0.0 || f.abs() > 255.0 {
             return Err("a constant fill must be an integer from -255 to 255");
         }
-        // The integer path's ghost cells are pixels (u8).
-        if layout::families::image_mma::imma(mask.radius.into_iter().max().unwrap_or(0)) && f < 0.0 {
-            return Err("at radius 1 and 2 a constant fill must be an integer from 0 to 255");
-        }
     }
     Ok(())
 }

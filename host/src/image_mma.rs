@@ -5,7 +5,7 @@
 //! take them (`layout::families::image_mma::entry_taps`), then `2^-s`.
 use half::f16;
 use layout::families::image_mma::{
-    entry_taps, imma, imma_slot_dx, imma_table_buffer_bytes, imma_table_bytes, pow2, scale_exponent,
+    entry_taps, imma, imma_prefix_at, imma_prefix_side, imma_slot_dx, imma_table_buffer_bytes, pow2, scale_exponent,
     table_buffer_bytes, table_bytes, IMMA_MAX_TAP, LIMBS, LO_SHIFT,
 };
 
@@ -71,7 +71,8 @@ fn limbs(v: i32) -> [i8; LIMBS as usize] {
 /// The integer path's table buffer (`image_mma::imma`): the taps scaled by `2^s` so that
 /// the largest is at most [`IMMA_MAX_TAP`], rounded to integers, split into [`LIMBS`]
 /// signed bytes, placed per lane as the MMA's A fragments take them (entry
-/// `(dy·LIMBS + limb)·32 + lane`, `imma_slot_dx`), then `2^-s` and `2^(16-s)`.
+/// `(dy·LIMBS + limb)·32 + lane`, `imma_slot_dx`), then `2^-s` and `2^(16-s)`, then the
+/// taps' prefix sums (`imma_prefix_side`).
 fn imma_table(taps: &[f32], r: u32, c: u32) -> Vec<u32> {
     let n = (2 * r + 1) as usize;
     let s = imma_exponent(taps);
@@ -94,14 +95,26 @@ fn imma_table(taps: &[f32], r: u32, c: u32) -> Vec<u32> {
         }
     }
     words.extend([pow2(-s).to_bits(), pow2(16 - s).to_bits(), 0, 0]);
-    debug_assert_eq!(words.len() * 4, imma_table_buffer_bytes(r) as usize);
-    debug_assert_eq!(words.len() * 4, imma_table_bytes(r) as usize + 16);
+    debug_assert_eq!(words.len() * 4, imma_prefix_at(r) as usize);
+    // The prefix sums, in f64 then rounded once.
+    let side = imma_prefix_side(r) as usize;
+    let mut prefix = vec![0f64; side * side];
+    for i in 1..side {
+        for j in 1..side {
+            prefix[i * side + j] =
+                taps[(i - 1) * n + j - 1] as f64 + prefix[(i - 1) * side + j] + prefix[i * side + j - 1]
+                    - prefix[(i - 1) * side + j - 1];
+        }
+    }
+    words.extend(prefix.iter().map(|&p| (p as f32).to_bits()));
+    words.resize(imma_table_buffer_bytes(r) as usize / 4, 0);
     words
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use layout::families::image_mma::imma_table_bytes;
 
     /// Every slot of the table holds its tap: `(hi + lo·2^-LO_SHIFT)·2^-s` is the tap to
     /// within 2^-22 of the mask's sum of |taps|, and slots outside the band are 0.
@@ -154,6 +167,31 @@ mod tests {
         assert!(3.0e6 * pow2(s) <= 32768.0);
     }
 
+    /// The integer path's prefix sums: entry (i, j) is the sum of the taps of mask rows
+    /// below i and columns below j, so a rectangle's sum is four entries.
+    #[test]
+    fn integer_table_ends_with_the_taps_prefix_sums() {
+        for r in (1..=2).filter(|&r| imma(r)) {
+            let n = (2 * r + 1) as usize;
+            let taps: Vec<f32> = (0..n * n).map(|i| ((i * 7919 % 113) as f32 - 50.0) / 37.0).collect();
+            let w = table(&taps, r, 3);
+            assert_eq!(w.len() * 4, imma_table_buffer_bytes(r) as usize);
+            let side = imma_prefix_side(r) as usize;
+            let p = |i: usize, j: usize| f32::from_bits(w[imma_prefix_at(r) as usize / 4 + i * side + j]);
+            for (y0, y1, x0, x1) in [(0, n, 0, n), (1, n, 0, 2), (0, 1, 1, n), (2, 3, 2, 3)] {
+                let want: f32 = (y0..y1)
+                    .flat_map(|y| (x0..x1).map(move |x| (y, x)))
+                    .map(|(y, x)| taps[y * n + x])
+                    .sum();
+                let got = p(y1, x1) - p(y0, x1) - p(y1, x0) + p(y0, x0);
+                assert!(
+                    (got - want).abs() <= 1e-5,
+                    "r={r} rows {y0}..{y1} columns {x0}..{x1}: {got} vs {want}"
+                );
+            }
+        }
+    }
+
     /// The integer path's table, read back as the MMA reads it: for every channel count
     /// and radius, 16 output bytes of random interleaved rows filtered through the A
     /// fragments' limbs (the `m16n8k32` layout: register `q`, byte `i` of lane `l` is
@@ -168,8 +206,9 @@ mod tests {
                 let taps: Vec<f32> = (0..n * n).map(|i| ((i * 7919 % 113) as f32 - 50.0) / 37.0).collect();
                 let max = taps.iter().fold(0.0f32, |m, t| m.max(t.abs()));
                 let w = table(&taps, r, c);
-                let down = f32::from_bits(w[w.len() - 4]) as f64;
-                assert_eq!(f32::from_bits(w[w.len() - 3]) as f64, down * 65536.0);
+                let scales = imma_table_bytes(r) as usize / 4;
+                let down = f32::from_bits(w[scales]) as f64;
+                assert_eq!(f32::from_bits(w[scales + 1]) as f64, down * 65536.0);
                 // Rows of 32 window bytes (k) for each mask row dy.
                 let rows: Vec<Vec<u8>> = (0..n)
                     .map(|dy| (0..32).map(|k| ((dy * 37 + k * 101) % 256) as u8).collect())

@@ -16,15 +16,16 @@
 use crate::device::*;
 use crate::stage;
 use layout::families::image_mma::{
-    imma, imma_barriers_at, imma_counted_at, imma_out_at, imma_raw_w, imma_read_words, imma_rows, imma_slot_bytes,
-    imma_table_bytes, imma_units, IMMA_KLEAD, IMMA_LEAD, IMMA_M, IMMA_MAX_RADIUS, IMMA_RING, IMMA_STAGE_WORDS, LIMBS,
+    imma, imma_barriers_at, imma_counted_at, imma_out_at, imma_prefix_at, imma_prefix_side, imma_raw_w,
+    imma_read_words, imma_rows, imma_slot_bytes, imma_table_bytes, imma_units, IMMA_KLEAD, IMMA_LEAD, IMMA_M,
+    IMMA_MAX_RADIUS, IMMA_RING, IMMA_STAGE_WORDS, LIMBS,
 };
 use layout::families::image_mma::{
     out_pitch, plane_bytes, pow2, raw_chunks, raw_pitch, table_buffer_bytes, table_bytes, table_offset, threads,
     tile_bytes, tile_h, units, warps, window_bytes, window_rows, BULK_FROM_RADIUS, GROUPS, LO_SHIFT, MAX_CHANNELS,
     MMA_M, STRIP_PX, TILE_PX, WINDOW_PITCH, WINDOW_QUADS, WINDOW_W,
 };
-use layout::mode::{map_index, zero_ghosts};
+use layout::mode::map_index;
 use layout::tile_map::{byte_box_bytes, BYTE_ELEMENT};
 
 /// `ldmatrix.sync.aligned.m8n8.x4.shared.b16`: four 8 × 8 fp16 matrices, lane `l`
@@ -613,9 +614,8 @@ fn imma_mma(a: [u32; 4], b0: u32, b1: u32, c: [u32; 4]) -> [u32; 4] {
 ///
 /// # Safety
 /// As `filter`; `a.mask` holds the integer path's table buffer for `R` and `C`
-/// (`imma_table_buffer_bytes(R)` bytes, 16-byte aligned); under the constant mode
-/// `a.fill` is an integer from 0 to 255; `a.tile_counter` is the launch's zeroed counter;
-/// `a.tile_map` set only with a map of the image's bytes in 2-byte elements with the box
+/// (`imma_table_buffer_bytes(R)` bytes, 16-byte aligned); `a.tile_counter` is the
+/// launch's zeroed counter; `a.tile_map` set only with a map of the image's bytes in 2-byte elements with the box
 /// `imma_box(R, C)`.
 #[inline(always)]
 #[allow(clippy::needless_range_loop)] // indexed: the fragments stay in registers
@@ -647,11 +647,11 @@ unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
     let base = shared_addr(shared_f32());
     let (out, bars) = (base + imma_out_at(R, C), base + imma_barriers_at(R, C));
     let grid = [wc.div_ceil(tb), h.div_ceil(th), 1];
-    let ghost = if a.mode == layout::mode::code::CONSTANT {
-        a.fill as u32
-    } else {
-        0
-    };
+    // A constant fill's ghost cells are staged as 0, as the tensor copy lands them: a
+    // border output adds `fill × (its taps on ghost cells)` instead (`GhostFill`), which
+    // takes any fill, where a staged byte holds 0 to 255 alone.
+    let constant = a.mode == layout::mode::code::CONSTANT;
+    let ghost = 0;
     let window = |[tx, ty, _]: [u32; 3]| stage::Window::<u8> {
         plane: a.input as *const u8,
         row_pitch: a.pitch,
@@ -671,15 +671,18 @@ unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
     // Every tile by tensor copy where the host made the map. It reads cells past the
     // image as zeros, and across the right edge of rows of an odd byte count a byte of
     // the pitch's padding: a tile that is neither inside the image nor under zero ghost
-    // cells with no such byte has its ghost words rewritten once it lands
-    // (`ghost_words`). Without a map, tiles stage by threads.
-    let zero = zero_ghosts(a.mode, a.fill);
+    // cells (zero, constant) with no such byte has its ghost words rewritten once it
+    // lands (`ghost_words`). Without a map, tiles stage by threads.
+    let zero = a.mode == layout::mode::code::ZERO || constant;
     let tma = a.tile_map != 0;
+    let inside = |tile: [u32; 3]| {
+        let gy0 = (tile[1] * th).wrapping_sub(R);
+        let right = (tile[0] * tb).wrapping_sub(IMMA_LEAD).wrapping_add(raw_w);
+        tile[0] > 0 && right <= wc && tile[1] * th >= R && gy0 + rows <= h
+    };
     let clean = |tile: [u32; 3]| {
-        let (gx0, gy0) = ((tile[0] * tb).wrapping_sub(IMMA_LEAD), (tile[1] * th).wrapping_sub(R));
-        let right = gx0.wrapping_add(raw_w);
-        let inside = tile[0] > 0 && right <= wc && tile[1] * th >= R && gy0 + rows <= h;
-        inside || (zero && (wc.is_multiple_of(2) || right < wc))
+        let right = (tile[0] * tb).wrapping_sub(IMMA_LEAD).wrapping_add(raw_w);
+        inside(tile) || (zero && (wc.is_multiple_of(2) || right < wc))
     };
     let phases = CopyPhases::default();
     if tma {
@@ -731,7 +734,14 @@ unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
         // SAFETY: the slot's window landed (the barrier or the copy's wait); the output
         // tile is the block's, free since the barrier that ended the last tile.
         unsafe {
-            sum_tile_imma::<R, C>(at, &frag, (down, up16), out);
+            let fill = GhostFill {
+                on: constant && !inside([tx, ty, 0]),
+                fill: a.fill,
+                prefix: tab.wrapping_add(imma_prefix_at(R) as usize),
+                origin: (tx * tb, ty * th),
+                extent: (w, h),
+            };
+            sum_tile_imma::<R, C>(at, &frag, (down, up16), &fill, out);
             sync_threads();
             write_out::<R, C>(a.output as *mut u8, wc, h, a.pitch, tx * tb, ty * th, out);
         }
@@ -833,6 +843,50 @@ unsafe fn ghost_words<const C: u32>(
     }
 }
 
+/// A border tile's constant fill, added to each output as `fill × (the sum of its taps
+/// on ghost cells)`: the tile's ghost cells are staged as 0.
+struct GhostFill {
+    /// Whether the tile adds it (a constant fill, a tile at the image's border).
+    on: bool,
+    fill: f32,
+    /// The taps' prefix sums (`imma_prefix_side(R)`² f32 in global memory).
+    prefix: *const u8,
+    /// The tile's first output byte and row.
+    origin: (u32, u32),
+    /// The image's pixels across and rows.
+    extent: (u32, u32),
+}
+
+impl GhostFill {
+    /// The sum of the taps that the output at byte `col`, row `y` of the tile reads from
+    /// ghost cells: all taps less those of the rectangle of mask rows and columns whose
+    /// cells lie inside the image (0 for an output past the image: no rectangle).
+    ///
+    /// # Safety
+    /// `prefix` holds the prefix sums.
+    #[inline(always)]
+    unsafe fn ghost_taps<const R: u32, const C: u32>(&self, col: u32, y: u32) -> f32 {
+        let n = 2 * R as i32;
+        let (px, y) = (((self.origin.0 + col) / C) as i32, (self.origin.1 + y) as i32);
+        let (w, h) = (self.extent.0 as i32, self.extent.1 as i32);
+        // Mask rows dy0..=dy1 and columns dx0..=dx1 read cells inside the image.
+        let (dy0, dy1) = ((R as i32 - y).max(0), (h - 1 - y + R as i32).min(n));
+        let (dx0, dx1) = ((R as i32 - px).max(0), (w - 1 - px + R as i32).min(n));
+        let side = imma_prefix_side(R);
+        // SAFETY: entry (i, j) of the prefix sums, i, j <= 2R + 1 (the contract).
+        let p = |i: i32, j: i32| unsafe {
+            f32::from_bits(load_global_nc_u32(
+                self.prefix.wrapping_add((4 * (i as u32 * side + j as u32)) as usize),
+            ))
+        };
+        let all = p(n + 1, n + 1);
+        if dy0 > dy1 || dx0 > dx1 {
+            return all;
+        }
+        all - (p(dy1 + 1, dx1 + 1) - p(dy0, dx1 + 1) - p(dy1 + 1, dx0) + p(dy0, dx0))
+    }
+}
+
 /// The warps sum a tile's units (16 output bytes × 16 rows, every warp as many) from the
 /// staged window at `win` into the shared output tile as saturated bytes: per mask row,
 /// four word loads a lane (the unit's two 8-row B blocks) and an MMA per limb and block.
@@ -846,6 +900,7 @@ unsafe fn sum_tile_imma<const R: u32, const C: u32>(
     win: u32,
     frag: &[[[u32; 4]; LIMBS as usize]; 2 * IMMA_MAX_RADIUS as usize + 1],
     (down, up16): (f32, f32),
+    fill: &GhostFill,
     out: u32,
 ) {
     let (raw_w, op) = (imma_raw_w(C), out_pitch(C));
@@ -884,8 +939,13 @@ unsafe fn sum_tile_imma<const R: u32, const C: u32>(
                 let k = (hb * 4 + i) as usize;
                 let (l0, l1, l2) = (acc[0][k / 4][k % 4], acc[1][k / 4][k % 4], acc[2][k / 4][k % 4]);
                 let lo = (l1 as i32).wrapping_mul(256).wrapping_add(l0 as i32);
-                let v = u8_sat(fma(l2 as i32 as f32, up16, lo as f32 * down));
                 let (col, y) = (IMMA_M * j + g + 8 * (i / 2), 16 * ur + 8 * hb + 2 * t + i % 2);
+                let mut v = fma(l2 as i32 as f32, up16, lo as f32 * down);
+                if fill.on {
+                    // SAFETY: the prefix sums of the contract's table.
+                    v += fill.fill * unsafe { fill.ghost_taps::<R, C>(col, y) };
+                }
+                let v = u8_sat(v);
                 // SAFETY: inside the output tile.
                 unsafe { store_shared_u8(out + y * op + col, v) };
             }

@@ -409,11 +409,27 @@ pub const fn imma_table_bytes(r: u32) -> u32 {
     (2 * r + 1) * LIMBS * 32 * 16
 }
 
+/// Side of the taps' prefix-sum table (`2r + 2`): entry `(i, j)` is the sum of the taps
+/// of mask rows `< i` and columns `< j`.
+#[inline]
+pub const fn imma_prefix_side(r: u32) -> u32 {
+    2 * r + 2
+}
+
+/// Byte of the table buffer where the prefix sums start: after the A table and its four
+/// scale words.
+#[inline]
+pub const fn imma_prefix_at(r: u32) -> u32 {
+    imma_table_bytes(r) + 16
+}
+
 /// Bytes of the table buffer: the A table ([`imma_slot_dx`]), then `2^-s`, `2^(16-s)` (f32)
-/// and two zero words.
+/// and two zero words, then the taps' prefix sums ([`imma_prefix_side`]² f32, row-major),
+/// from which a border output adds `fill × (the taps on ghost cells)` under a constant
+/// fill (its ghost cells staged as 0, as the tensor copy lands them), padded to 16 bytes.
 #[inline]
 pub const fn imma_table_buffer_bytes(r: u32) -> u32 {
-    imma_table_bytes(r) + 16
+    (imma_prefix_at(r) + 4 * imma_prefix_side(r) * imma_prefix_side(r)).div_ceil(16) * 16
 }
 
 /// The mask column `dx` whose limb lane `lane`'s A register `q` (0..4) holds in byte `i`
