@@ -735,7 +735,7 @@ unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
         // tile is the block's, free since the barrier that ended the last tile.
         unsafe {
             let fill = GhostFill {
-                on: constant && !inside([tx, ty, 0]),
+                on: constant && a.fill != 0.0 && !inside([tx, ty, 0]),
                 fill: a.fill,
                 prefix: tab.wrapping_add(imma_prefix_at(R) as usize),
                 origin: (tx * tb, ty * th),

@@ -56,6 +56,9 @@ struct Args {
     /// them is printed; more than 1 also prints every round's time).
     #[arg(long, default_value_t = 1)]
     modes_rounds: usize,
+    /// The constant mode's fill in the modes table.
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    constant_fill: f32,
     /// Radii of the separable 2D case (A/B runs that look for a crossover).
     #[arg(long, value_delimiter = ',', default_value = "2,4,8,16,32")]
     separable_radii: Vec<usize>,
@@ -529,7 +532,11 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
         for round in 0..a.modes_rounds.max(1) {
             for i in 0..n {
                 let m = (i + round) % n;
-                times[m].push(gpu.median_us(3, a.reps, || run(Mode::ALL[m]))?);
+                let mode = match Mode::ALL[m] {
+                    Mode::Constant(_) => Mode::Constant(a.constant_fill),
+                    mode => mode,
+                };
+                times[m].push(gpu.median_us(3, a.reps, || run(mode))?);
             }
         }
         if a.modes_rounds > 1 {
