@@ -735,13 +735,18 @@ unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
         // tile is the block's, free since the barrier that ended the last tile.
         unsafe {
             let fill = GhostFill {
-                on: constant && a.fill != 0.0 && !inside([tx, ty, 0]),
                 fill: a.fill,
                 prefix: tab.wrapping_add(imma_prefix_at(R) as usize),
                 origin: (tx * tb, ty * th),
                 extent: (w, h),
             };
-            sum_tile_imma::<R, C>(at, &frag, (down, up16), &fill, out);
+            // Two copies of the loop: a branch in every output's epilogue kept the next
+            // unit's loads and MMAs from overlapping it.
+            if constant && a.fill != 0.0 && !inside([tx, ty, 0]) {
+                sum_tile_imma::<R, C, true>(at, &frag, (down, up16), &fill, out);
+            } else {
+                sum_tile_imma::<R, C, false>(at, &frag, (down, up16), &fill, out);
+            }
             sync_threads();
             write_out::<R, C>(a.output as *mut u8, wc, h, a.pitch, tx * tb, ty * th, out);
         }
@@ -846,8 +851,6 @@ unsafe fn ghost_words<const C: u32>(
 /// A border tile's constant fill, added to each output as `fill × (the sum of its taps
 /// on ghost cells)`: the tile's ghost cells are staged as 0.
 struct GhostFill {
-    /// Whether the tile adds it (a constant fill, a tile at the image's border).
-    on: bool,
     fill: f32,
     /// The taps' prefix sums (`imma_prefix_side(R)`² f32 in global memory).
     prefix: *const u8,
@@ -858,6 +861,15 @@ struct GhostFill {
 }
 
 impl GhostFill {
+    /// Whether an output of the unit at byte `col`, row `y` of the tile (16 × 16 bytes)
+    /// lies within R pixels of the image's edge (or past it).
+    #[inline(always)]
+    fn near_edge<const R: u32, const C: u32>(&self, col: u32, y: u32) -> bool {
+        let (x0, y0) = (self.origin.0 + col, self.origin.1 + y);
+        let (w, h) = self.extent;
+        x0 / C < R || (x0 + IMMA_M - 1) / C + R >= w || y0 < R || y0 + 15 + R >= h
+    }
+
     /// The sum of the taps that the output at byte `col`, row `y` of the tile reads from
     /// ghost cells: all taps less those of the rectangle of mask rows and columns whose
     /// cells lie inside the image (0 for an output past the image: no rectangle).
@@ -889,14 +901,16 @@ impl GhostFill {
 
 /// The warps sum a tile's units (16 output bytes × 16 rows, every warp as many) from the
 /// staged window at `win` into the shared output tile as saturated bytes: per mask row,
-/// four word loads a lane (the unit's two 8-row B blocks) and an MMA per limb and block.
+/// four word loads a lane (the unit's two 8-row B blocks) and an MMA per limb and block;
+/// with `FILL`, each output adds `fill`'s term.
 ///
 /// # Safety
 /// `win` holds the tile's staged window (landed); `out` holds `out_bytes(R, C)` shared
-/// bytes no other thread touches until the next barrier.
+/// bytes no other thread touches until the next barrier; with `FILL`, `fill.prefix` holds
+/// the prefix sums.
 #[inline(always)]
 #[allow(clippy::needless_range_loop)] // indexed: the fragments and sums stay in registers
-unsafe fn sum_tile_imma<const R: u32, const C: u32>(
+unsafe fn sum_tile_imma<const R: u32, const C: u32, const FILL: bool>(
     win: u32,
     frag: &[[[u32; 4]; LIMBS as usize]; 2 * IMMA_MAX_RADIUS as usize + 1],
     (down, up16): (f32, f32),
@@ -914,6 +928,9 @@ unsafe fn sum_tile_imma<const R: u32, const C: u32>(
         let u = warp + warps(R, C) * it;
         let (j, ur) = (u % across, u / across);
         let mut acc = [[[0u32; 4]; 2]; LIMBS as usize];
+        // Only the units within R pixels of the image's edge add the fill's term (the
+        // warp's branch: the unit is the warp's).
+        let near = FILL && fill.near_edge::<R, C>(IMMA_M * j, 16 * ur);
         let row = win + lane_at + 16 * ur * raw_w + IMMA_M * j;
         for dy in 0..2 * R as usize + 1 {
             let at = row + dy as u32 * raw_w;
@@ -941,7 +958,7 @@ unsafe fn sum_tile_imma<const R: u32, const C: u32>(
                 let lo = (l1 as i32).wrapping_mul(256).wrapping_add(l0 as i32);
                 let (col, y) = (IMMA_M * j + g + 8 * (i / 2), 16 * ur + 8 * hb + 2 * t + i % 2);
                 let mut v = fma(l2 as i32 as f32, up16, lo as f32 * down);
-                if fill.on {
+                if near {
                     // SAFETY: the prefix sums of the contract's table.
                     v += fill.fill * unsafe { fill.ghost_taps::<R, C>(col, y) };
                 }
