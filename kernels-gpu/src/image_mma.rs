@@ -647,11 +647,14 @@ unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
     let base = shared_addr(shared_f32());
     let (out, bars) = (base + imma_out_at(R, C), base + imma_barriers_at(R, C));
     let grid = [wc.div_ceil(tb), h.div_ceil(th), 1];
-    // A constant fill's ghost cells are staged as 0, as the tensor copy lands them: a
-    // border output adds `fill × (its taps on ghost cells)` instead (`GhostFill`), which
-    // takes any fill, where a staged byte holds 0 to 255 alone.
+    // A constant fill a byte holds (an integer from 0 to 255) is staged in the ghost
+    // cells; any other is staged as 0, as the tensor copy lands them, and each output of
+    // a border unit adds `fill × (its taps on ghost cells)` (`GhostFill`; 4% slower than
+    // a staged fill, H200, u8 8192² × 3, r = 2).
     let constant = a.mode == layout::mode::code::CONSTANT;
-    let ghost = 0;
+    let byte_fill = constant && a.fill >= 0.0 && a.fill <= 255.0 && (a.fill as u32) as f32 == a.fill;
+    let fill_term = constant && !byte_fill;
+    let ghost = if byte_fill { a.fill as u32 } else { 0 };
     let window = |[tx, ty, _]: [u32; 3]| stage::Window::<u8> {
         plane: a.input as *const u8,
         row_pitch: a.pitch,
@@ -670,10 +673,10 @@ unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
     };
     // Every tile by tensor copy where the host made the map. It reads cells past the
     // image as zeros, and across the right edge of rows of an odd byte count a byte of
-    // the pitch's padding: a tile that is neither inside the image nor under zero ghost
-    // cells (zero, constant) with no such byte has its ghost words rewritten once it
-    // lands (`ghost_words`). Without a map, tiles stage by threads.
-    let zero = a.mode == layout::mode::code::ZERO || constant;
+    // the pitch's padding: a tile that is neither inside the image nor under ghost cells
+    // staged as 0 with no such byte has its ghost words rewritten once it lands
+    // (`ghost_words`). Without a map, tiles stage by threads.
+    let zero = a.mode == layout::mode::code::ZERO || (constant && ghost == 0);
     let tma = a.tile_map != 0;
     let inside = |tile: [u32; 3]| {
         let gy0 = (tile[1] * th).wrapping_sub(R);
@@ -742,7 +745,7 @@ unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
             };
             // Two copies of the loop: a branch in every output's epilogue kept the next
             // unit's loads and MMAs from overlapping it.
-            if constant && a.fill != 0.0 && !inside([tx, ty, 0]) {
+            if fill_term && !inside([tx, ty, 0]) {
                 sum_tile_imma::<R, C, true>(at, &frag, (down, up16), &fill, out);
             } else {
                 sum_tile_imma::<R, C, false>(at, &frag, (down, up16), &fill, out);
