@@ -564,7 +564,7 @@ impl Gpu {
             MaskLoc::Global => self.global_mask(GlobalMask::Taps, &taps)?,
             MaskLoc::MmaTable => {
                 let r = entry.radius.expect("image_mma entries are compiled per radius");
-                self.global_mask(GlobalMask::MmaTable(r), &taps)?
+                self.global_mask(GlobalMask::MmaTable(r, problem.channels.max(1)), &taps)?
             }
             MaskLoc::Const(_) if baked.is_some() => 0,
             MaskLoc::Const(sym) => {

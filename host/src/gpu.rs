@@ -24,8 +24,8 @@ pub static PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
 pub(crate) enum GlobalMask {
     /// The taps themselves (f32).
     Taps,
-    /// `image_mma`'s B table at this radius (`image_mma::table`).
-    MmaTable(u32),
+    /// `image_mma`'s table at this radius and channel count (`image_mma::table`).
+    MmaTable(u32, u32),
 }
 
 /// The last buffer [`Gpu::global_mask`] uploaded, and what it was built from.
@@ -434,7 +434,7 @@ impl Gpu {
         }
         let words = match kind {
             GlobalMask::Taps => taps.iter().map(|t| t.to_bits()).collect(),
-            GlobalMask::MmaTable(r) => crate::image_mma::table(taps, r),
+            GlobalMask::MmaTable(r, c) => crate::image_mma::table(taps, r, c),
         };
         // Kernels still running may read the old buffer.
         self.stream.synchronize()?;

@@ -14,12 +14,19 @@
 //! it); each block copies it into shared memory while it stages its window.
 //! Geometry: `layout::families::image_mma`.
 use crate::device::*;
+use crate::stage;
+use layout::families::image_mma::{
+    imma, imma_barriers_at, imma_counted_at, imma_out_at, imma_prefix_at, imma_prefix_side, imma_raw_w,
+    imma_read_words, imma_rows, imma_slot_bytes, imma_table_bytes, imma_units, IMMA_KLEAD, IMMA_LEAD, IMMA_M,
+    IMMA_MAX_RADIUS, IMMA_RING, IMMA_STAGE_WORDS, LIMBS,
+};
 use layout::families::image_mma::{
     out_pitch, plane_bytes, pow2, raw_chunks, raw_pitch, table_buffer_bytes, table_bytes, table_offset, threads,
     tile_bytes, tile_h, units, warps, window_bytes, window_rows, BULK_FROM_RADIUS, GROUPS, LO_SHIFT, MAX_CHANNELS,
     MMA_M, STRIP_PX, TILE_PX, WINDOW_PITCH, WINDOW_QUADS, WINDOW_W,
 };
 use layout::mode::map_index;
+use layout::tile_map::{byte_box_bytes, BYTE_ELEMENT};
 
 /// `ldmatrix.sync.aligned.m8n8.x4.shared.b16`: four 8 × 8 fp16 matrices, lane `l`
 /// giving the address of row `l % 8` of matrix `l / 8`; register `i` holds matrix `i`.
@@ -580,6 +587,392 @@ unsafe fn filter<const R: u32, const C: u32>(a: &ConvArgs) {
         write_out::<R, C>(a.output as *mut u8, w * C, h, a.pitch, x0 * C, y0, out);
     }
 }
+/// `d = a·b + c` for a warp's 16 × 8 s32 block (`mma.sync.aligned.m16n8k32.row.col`, s8
+/// A and u8 B): `a` 16 × 32 and `b` 32 × 8 in the PTX fragment layouts.
+#[inline(always)]
+fn imma_mma(a: [u32; 4], b0: u32, b1: u32, c: [u32; 4]) -> [u32; 4] {
+    let (d0, d1, d2, d3): (u32, u32, u32, u32);
+    // SAFETY: registers only; every lane of the warp runs it (the loops around it are
+    // uniform).
+    unsafe {
+        core::arch::asm!(
+            "mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32 {{{d0}, {d1}, {d2}, {d3}}}, {{{a0}, {a1}, {a2}, {a3}}}, {{{b0}, {b1}}}, {{{c0}, {c1}, {c2}, {c3}}};",
+            d0 = out(reg32) d0, d1 = out(reg32) d1, d2 = out(reg32) d2, d3 = out(reg32) d3,
+            a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3],
+            b0 = in(reg32) b0, b1 = in(reg32) b1,
+            c0 = in(reg32) c[0], c1 = in(reg32) c[1], c2 = in(reg32) c[2], c3 = in(reg32) c[3],
+            options(pure, nomem, nostack, preserves_flags)
+        );
+    }
+    [d0, d1, d2, d3]
+}
+
+/// The integer path (`layout::families::image_mma::imma`, r = 1, 2): persistent blocks
+/// take tiles from the counter (`counted_tiles`) into a ring of staged windows, the
+/// interleaved bytes as they are (one tensor copy a tile where the map covers it, else
+/// staged by threads with the mode's ghost cells), and sum each tile's units from them.
+///
+/// # Safety
+/// As `filter`; `a.mask` holds the integer path's table buffer for `R` and `C`
+/// (`imma_table_buffer_bytes(R)` bytes, 16-byte aligned); `a.tile_counter` is the
+/// launch's zeroed counter; `a.tile_map` set only with a map of the image's bytes in 2-byte elements with the box
+/// `imma_box(R, C)`.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // indexed: the fragments stay in registers
+unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
+    let (w, h, tid) = (a.extent[0], a.extent[1], thread_x());
+    let (wc, tb, th) = (w * C, tile_bytes(C), tile_h(R, C));
+    let (raw_w, rows) = (imma_raw_w(C), imma_rows(R, C));
+    let lane = tid % 32;
+    // This lane's A fragments, every mask row and limb: held for the launch.
+    let tab = a.mask as *const u8;
+    let mut frag = [[[0u32; 4]; LIMBS as usize]; 2 * IMMA_MAX_RADIUS as usize + 1];
+    for dy in 0..2 * R as usize + 1 {
+        for limb in 0..LIMBS as usize {
+            for q in 0..4 {
+                let e = ((dy as u32 * LIMBS + limb as u32) * 32 + lane) * 16 + 4 * q;
+                // SAFETY: inside the table (the contract), 4-byte aligned.
+                frag[dy][limb][q as usize] = unsafe { load_global_nc_u32(tab.wrapping_add(e as usize)) };
+            }
+        }
+    }
+    let table_end = tab.wrapping_add(imma_table_bytes(R) as usize);
+    // SAFETY: the scale words after the table.
+    let (down, up16) = unsafe {
+        (
+            f32::from_bits(load_global_nc_u32(table_end)),
+            f32::from_bits(load_global_nc_u32(table_end.wrapping_add(4))),
+        )
+    };
+    let base = shared_addr(shared_f32());
+    let (out, bars) = (base + imma_out_at(R, C), base + imma_barriers_at(R, C));
+    let grid = [wc.div_ceil(tb), h.div_ceil(th), 1];
+    // A constant fill a byte holds (an integer from 0 to 255) is staged in the ghost
+    // cells; any other is staged as 0, as the tensor copy lands them, and each output of
+    // a border unit adds `fill × (its taps on ghost cells)` (`GhostFill`; 4% slower than
+    // a staged fill, H200, u8 8192² × 3, r = 2).
+    let constant = a.mode == layout::mode::code::CONSTANT;
+    let byte_fill = constant && a.fill >= 0.0 && a.fill <= 255.0 && (a.fill as u32) as f32 == a.fill;
+    let fill_term = constant && !byte_fill;
+    let ghost = if byte_fill { a.fill as u32 } else { 0 };
+    let window = |[tx, ty, _]: [u32; 3]| stage::Window::<u8> {
+        plane: a.input as *const u8,
+        row_pitch: a.pitch,
+        w: wc,
+        h,
+        channels: C,
+        gx0: (tx * tb).wrapping_sub(IMMA_LEAD),
+        gy0: (ty * th).wrapping_sub(R),
+        sw: raw_w,
+        sh: rows,
+        mode: a.mode,
+        fill: a.fill,
+        ghost: false,
+        unread: 0,
+        inline_border: false,
+    };
+    // Every tile by tensor copy where the host made the map. It reads cells past the
+    // image as zeros, and across the right edge of rows of an odd byte count a byte of
+    // the pitch's padding: a tile that is neither inside the image nor under ghost cells
+    // staged as 0 with no such byte has its ghost words rewritten once it lands
+    // (`ghost_words`). Without a map, tiles stage by threads.
+    let zero = a.mode == layout::mode::code::ZERO || (constant && ghost == 0);
+    let tma = a.tile_map != 0;
+    let inside = |tile: [u32; 3]| {
+        let gy0 = (tile[1] * th).wrapping_sub(R);
+        let right = (tile[0] * tb).wrapping_sub(IMMA_LEAD).wrapping_add(raw_w);
+        tile[0] > 0 && right <= wc && tile[1] * th >= R && gy0 + rows <= h
+    };
+    let clean = |tile: [u32; 3]| {
+        let right = (tile[0] * tb).wrapping_sub(IMMA_LEAD).wrapping_add(raw_w);
+        inside(tile) || (zero && (wc.is_multiple_of(2) || right < wc))
+    };
+    let phases = CopyPhases::default();
+    if tma {
+        // SAFETY: a barrier a slot, after the output tile (`imma_barriers_at`).
+        unsafe { init_tile_barriers(bars, IMMA_RING, tid) };
+    }
+    let stage = #[inline(always)]
+    |tile: [u32; 3], slot, at| {
+        if tma {
+            let win = window(tile);
+            // SAFETY: `a.tile_map` maps the image's bytes in 2-byte elements with this box
+            // (gx0 a multiple of 16: tiles are 64·C bytes, the lead 16); the slot is
+            // 128-byte aligned and holds the box; the barrier is the slot's, used by this
+            // copy alone until it lands.
+            unsafe {
+                start_tile_copy(
+                    tid,
+                    at,
+                    (bars, slot),
+                    byte_box_bytes(layout::families::image_mma::imma_box(R, C)),
+                    [((win.gx0 as i32) / BYTE_ELEMENT as i32) as u32, win.gy0, 0],
+                )
+            }
+        }
+    };
+    let land = #[inline(always)]
+    |tile: &TileCursor, slot, at| {
+        let t = tile.current();
+        if tma {
+            // SAFETY: the slot's barrier, initialized above; its copies land in order.
+            unsafe { phases.wait(bars, slot) };
+            if clean(t) {
+                return false;
+            }
+            // SAFETY: the slot holds this tile's landed window; the image is the
+            // contract's, mapped (so its first byte and pitch are 16-byte aligned); gx0 is
+            // a multiple of 16 (as for the copy); the read words lie inside a row.
+            unsafe { ghost_words::<C>(&window(t), at, imma_read_words(C), ghost, (tid, threads(R, C))) };
+            return true;
+        }
+        // SAFETY: the kernel's contract covers the image; the slot holds the window's
+        // bytes (`imma_slot_bytes`), and is this tile's.
+        unsafe { stage::bytes_window::<u8, { IMMA_STAGE_WORDS as usize }>(&window(t), at, ghost, tid, threads(R, C)) };
+        true
+    };
+    let compute = #[inline(always)]
+    |[tx, ty, _]: [u32; 3], s: *const f32| {
+        let at = shared_addr(s);
+        // SAFETY: the slot's window landed (the barrier or the copy's wait); the output
+        // tile is the block's, free since the barrier that ended the last tile.
+        unsafe {
+            let fill = GhostFill {
+                fill: a.fill,
+                prefix: tab.wrapping_add(imma_prefix_at(R) as usize),
+                origin: (tx * tb, ty * th),
+                extent: (w, h),
+            };
+            // Two copies of the loop: a branch in every output's epilogue kept the next
+            // unit's loads and MMAs from overlapping it.
+            if fill_term && !inside([tx, ty, 0]) {
+                sum_tile_imma::<R, C, true>(at, &frag, (down, up16), &fill, out);
+            } else {
+                sum_tile_imma::<R, C, false>(at, &frag, (down, up16), &fill, out);
+            }
+            sync_threads();
+            write_out::<R, C>(a.output as *mut u8, wc, h, a.pitch, tx * tb, ty * th, out);
+        }
+    };
+    let words = base + imma_counted_at(R, C);
+    let counter = a.tile_counter as *mut u32;
+    // SAFETY: `a.tile_counter` is the launch's zeroed counter; the shared memory holds the
+    // ring from its base, and the counter's words (`imma_shared_bytes`).
+    unsafe {
+        counted_tiles(
+            IMMA_RING,
+            grid,
+            (imma_slot_bytes(R, C) / 4, words),
+            (counter, tid),
+            stage,
+            land,
+            compute,
+        )
+    }
+}
+
+/// Rewrites the words of a landed window (`win`, staged at `raw`, rows `sw` bytes apart)
+/// that the units read (`words`, of each row: `imma_read_words`) and that hold a ghost
+/// cell or a byte past the right edge: each of their cells the element the mode maps it
+/// to, or `ghost`. Only those words are walked, a word a thread (the rows above and below
+/// the image whole, the words at the left and right edges of the others), so that a
+/// warp's lanes map cells together rather than one lane at a time; a word whose row maps
+/// into the image and whose columns lie inside it is one word load. Done when it returns
+/// (the caller's barrier publishes it).
+///
+/// # Safety
+/// `win.plane` holds the image (`C` interleaved channels), 4-byte aligned, as are
+/// `win.row_pitch` and `win.gx0`; `raw` holds the window's `sw·sh` bytes, landed, which
+/// no other thread reads until the next barrier; `words` lie inside a row.
+#[inline(always)]
+unsafe fn ghost_words<const C: u32>(
+    win: &stage::Window<u8>,
+    raw: u32,
+    (q0, q1): (u32, u32),
+    ghost: u32,
+    (tid, threads): (u32, u32),
+) {
+    // Image sizes are below 2^31 (the host's checks), so these fit i32.
+    let (gx, gy, w, h, sh) = (
+        win.gx0 as i32,
+        win.gy0 as i32,
+        win.w as i32,
+        win.h as i32,
+        win.sh as i32,
+    );
+    // Rows in0..in1 of the window lie inside the image, the others above or below it.
+    let in0 = (-gy).clamp(0, sh);
+    let in1 = (h - gy).clamp(in0, sh);
+    let (rows_in, rows_out) = ((in1 - in0) as u32, (sh - (in1 - in0)) as u32);
+    // Of the read words q0..q1: q0..l1 start before column 0, r0..q1 end past the last.
+    let l1 = (if gx < 0 { (3 - gx) as u32 / 4 } else { 0 }).clamp(q0, q1);
+    let r0 = ((w - gx).max(0) as u32 / 4).clamp(l1, q1);
+    let (nq, left) = (q1 - q0, l1 - q0);
+    let side = left + (q1 - r0);
+    let total = rows_out * nq + rows_in * side;
+    let mut g = tid;
+    while g < total {
+        let (sy, q) = if g < rows_out * nq {
+            let k = (g / nq.max(1)) as i32; // never 0: no division-by-zero panic path
+            (if k < in0 { k } else { in1 + k - in0 } as u32, q0 + g % nq.max(1))
+        } else {
+            let (k, side) = (g - rows_out * nq, side.max(1));
+            let j = k % side;
+            (in0 as u32 + k / side, if j < left { q0 + j } else { r0 + j - left })
+        };
+        let (x, y) = (win.gx0.wrapping_add(4 * q), win.gy0.wrapping_add(sy));
+        let my = map_index(win.mode, y as i32, h);
+        let word = if my < 0 {
+            ghost * 0x0101_0101
+        } else {
+            let row = win.plane.wrapping_add((my as u32 * win.row_pitch) as usize);
+            if x < win.w && win.w - x >= 4 {
+                // SAFETY: 4 bytes of row `my` inside the image, 4-byte aligned (the
+                // contract's plane, pitch and gx0; q a word).
+                unsafe { load_global_u32(row.wrapping_add(x as usize)) }
+            } else {
+                let mut word = 0;
+                for k in 0..4 {
+                    let col = stage::column(win.mode, x.wrapping_add(k), win.w, C);
+                    let v = if col == u32::MAX {
+                        ghost
+                    } else {
+                        // SAFETY: a byte of row `my` inside the image (`column` maps into it).
+                        unsafe { load_global_u8(row.wrapping_add(col as usize)) }
+                    };
+                    word |= v << (8 * k);
+                }
+                word
+            }
+        };
+        // SAFETY: word q of row sy of the window.
+        unsafe { store_shared(raw + sy * win.sw + 4 * q, f32::from_bits(word)) };
+        g += threads;
+    }
+}
+
+/// A border tile's constant fill, added to each output as `fill × (the sum of its taps
+/// on ghost cells)`: the tile's ghost cells are staged as 0.
+struct GhostFill {
+    fill: f32,
+    /// The taps' prefix sums (`imma_prefix_side(R)`² f32 in global memory).
+    prefix: *const u8,
+    /// The tile's first output byte and row.
+    origin: (u32, u32),
+    /// The image's pixels across and rows.
+    extent: (u32, u32),
+}
+
+impl GhostFill {
+    /// Whether an output of the unit at byte `col`, row `y` of the tile (16 × 16 bytes)
+    /// lies within R pixels of the image's edge (or past it).
+    #[inline(always)]
+    fn near_edge<const R: u32, const C: u32>(&self, col: u32, y: u32) -> bool {
+        let (x0, y0) = (self.origin.0 + col, self.origin.1 + y);
+        let (w, h) = self.extent;
+        x0 / C < R || (x0 + IMMA_M - 1) / C + R >= w || y0 < R || y0 + 15 + R >= h
+    }
+
+    /// The sum of the taps that the output at byte `col`, row `y` of the tile reads from
+    /// ghost cells: all taps less those of the rectangle of mask rows and columns whose
+    /// cells lie inside the image (0 for an output past the image: no rectangle).
+    ///
+    /// # Safety
+    /// `prefix` holds the prefix sums.
+    #[inline(always)]
+    unsafe fn ghost_taps<const R: u32, const C: u32>(&self, col: u32, y: u32) -> f32 {
+        let n = 2 * R as i32;
+        let (px, y) = (((self.origin.0 + col) / C) as i32, (self.origin.1 + y) as i32);
+        let (w, h) = (self.extent.0 as i32, self.extent.1 as i32);
+        // Mask rows dy0..=dy1 and columns dx0..=dx1 read cells inside the image.
+        let (dy0, dy1) = ((R as i32 - y).max(0), (h - 1 - y + R as i32).min(n));
+        let (dx0, dx1) = ((R as i32 - px).max(0), (w - 1 - px + R as i32).min(n));
+        let side = imma_prefix_side(R);
+        // SAFETY: entry (i, j) of the prefix sums, i, j <= 2R + 1 (the contract).
+        let p = |i: i32, j: i32| unsafe {
+            f32::from_bits(load_global_nc_u32(
+                self.prefix.wrapping_add((4 * (i as u32 * side + j as u32)) as usize),
+            ))
+        };
+        let all = p(n + 1, n + 1);
+        if dy0 > dy1 || dx0 > dx1 {
+            return all;
+        }
+        all - (p(dy1 + 1, dx1 + 1) - p(dy0, dx1 + 1) - p(dy1 + 1, dx0) + p(dy0, dx0))
+    }
+}
+
+/// The warps sum a tile's units (16 output bytes × 16 rows, every warp as many) from the
+/// staged window at `win` into the shared output tile as saturated bytes: per mask row,
+/// four word loads a lane (the unit's two 8-row B blocks) and an MMA per limb and block;
+/// with `FILL`, each output adds `fill`'s term.
+///
+/// # Safety
+/// `win` holds the tile's staged window (landed); `out` holds `out_bytes(R, C)` shared
+/// bytes no other thread touches until the next barrier; with `FILL`, `fill.prefix` holds
+/// the prefix sums.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // indexed: the fragments and sums stay in registers
+unsafe fn sum_tile_imma<const R: u32, const C: u32, const FILL: bool>(
+    win: u32,
+    frag: &[[[u32; 4]; LIMBS as usize]; 2 * IMMA_MAX_RADIUS as usize + 1],
+    (down, up16): (f32, f32),
+    fill: &GhostFill,
+    out: u32,
+) {
+    let (raw_w, op) = (imma_raw_w(C), out_pitch(C));
+    let (lane, warp) = (thread_x() % 32, thread_x() / 32);
+    let across = tile_bytes(C) / IMMA_M;
+    let (g, t) = (lane / 4, lane % 4);
+    // Lane (g, t) loads row g of each 8-row block, the words at 4t and 16 + 4t of the
+    // unit's window (the MMA's B fragment: 4 consecutive k of column n = g).
+    let lane_at = g * raw_w + IMMA_LEAD - IMMA_KLEAD + 4 * t;
+    for it in 0..opaque(imma_units(R, C) / warps(R, C)) {
+        let u = warp + warps(R, C) * it;
+        let (j, ur) = (u % across, u / across);
+        let mut acc = [[[0u32; 4]; 2]; LIMBS as usize];
+        // Only the units within R pixels of the image's edge add the fill's term (the
+        // warp's branch: the unit is the warp's).
+        let near = FILL && fill.near_edge::<R, C>(IMMA_M * j, 16 * ur);
+        let row = win + lane_at + 16 * ur * raw_w + IMMA_M * j;
+        for dy in 0..2 * R as usize + 1 {
+            let at = row + dy as u32 * raw_w;
+            // SAFETY: rows 16ur + dy + g and + 8 of the window, bytes 16j + 8 + 4t and +
+            // 16 (inside the staged row: imma_raw_w), 4-byte aligned.
+            let b = unsafe {
+                [
+                    load_shared_u32(at),
+                    load_shared_u32(at + 16),
+                    load_shared_u32(at + 8 * raw_w),
+                    load_shared_u32(at + 8 * raw_w + 16),
+                ]
+            };
+            for limb in 0..LIMBS as usize {
+                acc[limb][0] = imma_mma(frag[dy][limb], b[0], b[1], acc[limb][0]);
+                acc[limb][1] = imma_mma(frag[dy][limb], b[2], b[3], acc[limb][1]);
+            }
+        }
+        // Register i of block hb: output byte 16j + g + 8(i / 2), tile row 16ur + 8hb +
+        // 2t + i % 2.
+        for hb in 0..2u32 {
+            for i in 0..4u32 {
+                let k = (hb * 4 + i) as usize;
+                let (l0, l1, l2) = (acc[0][k / 4][k % 4], acc[1][k / 4][k % 4], acc[2][k / 4][k % 4]);
+                let lo = (l1 as i32).wrapping_mul(256).wrapping_add(l0 as i32);
+                let (col, y) = (IMMA_M * j + g + 8 * (i / 2), 16 * ur + 8 * hb + 2 * t + i % 2);
+                let mut v = fma(l2 as i32 as f32, up16, lo as f32 * down);
+                if near {
+                    // SAFETY: the prefix sums of the contract's table.
+                    v += fill.fill * unsafe { fill.ghost_taps::<R, C>(col, y) };
+                }
+                let v = u8_sat(v);
+                // SAFETY: inside the output tile.
+                unsafe { store_shared_u8(out + y * op + col, v) };
+            }
+        }
+    }
+}
+
 /// Entries per (channels, radius): `threads(R, C)` threads, `min_blocks(R, C)` blocks per SM.
 macro_rules! entries {
     ($($name:ident = $c:literal, $r:literal);* $(;)?) => {$(
@@ -591,7 +984,13 @@ macro_rules! entries {
         #[no_mangle]
         pub unsafe extern "gpu-kernel" fn $name(a: ConvArgs) {
             // SAFETY: forwarded from the entry's contract.
-            unsafe { filter::<$r, $c>(&a) }
+            unsafe {
+                if imma($r) {
+                    filter_imma::<$r, $c>(&a)
+                } else {
+                    filter::<$r, $c>(&a)
+                }
+            }
         }
     )*};
 }

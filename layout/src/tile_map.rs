@@ -34,11 +34,15 @@ pub const fn byte_box_bytes([x, y, z]: [u32; 3]) -> u32 {
 
 /// The box the entries of `family` at radius `r` read u8 images with, for `channels`
 /// interleaved channels, in [`BYTE_ELEMENT`]s, or `None` where they take none:
-/// `image_patches`' byte ring with channels (`conv2d_fast::byte_tile_map`).
+/// `image_patches`' byte ring with channels (`conv2d_fast::byte_tile_map`), `image_mma`'s
+/// integer path (`image_mma::imma`).
 pub fn byte_tile_box(family: &str, r: u32, channels: u32) -> Option<[u32; 3]> {
-    use crate::families::conv2d_fast;
-    (family == "image_patches" && conv2d_fast::byte_tile_map(r, channels))
-        .then(|| conv2d_fast::byte_tile_box(r, channels))
+    use crate::families::{conv2d_fast, image_mma};
+    match family {
+        "image_patches" if conv2d_fast::byte_tile_map(r, channels) => Some(conv2d_fast::byte_tile_box(r, channels)),
+        "image_mma" if image_mma::imma(r) => Some(image_mma::imma_box(r, channels)),
+        _ => None,
+    }
 }
 
 /// The box the entries of `family` at radius `r` (for `channels` interleaved channels)

@@ -356,7 +356,7 @@ fn bad_images_and_pitches_are_typed_errors() {
 
 /// image_mma (u8 on the tensor cores) on images tall and wide enough for tiles wholly
 /// inside them (64 rows × 64 pixels), every channel count, radii 0 to 4, every mode
-/// (constant with an integer fill), at the driver's pitch and at a row plus 1 and 3
+/// (constant with integer fills; at r = 1, 2 positive and negative), at the driver's pitch and at a row plus 1 and 3
 /// bytes (every row's alignment differs), with masks of mixed signs and magnitudes.
 #[test]
 #[cfg_attr(
@@ -375,6 +375,19 @@ fn image_mma_tiles_inside_and_at_borders() {
                 let m = random_array((k, k), 600 + radius as u64).mapv(|t| t * 37.0);
                 let case = format!("{channels} channels, width {width}, pitch {pitch:?}, r = {radius}");
                 every_mode(&gpu, Variant::ImageMma, (&n, &mut p), img.view(), m.view(), -7.0, &case);
+                // The integer path (r = 1, 2) stages a fill a byte holds in the ghost
+                // cells, and adds any other's term to the border outputs: both ways.
+                if layout::families::image_mma::imma(radius as u32) {
+                    for mode in [Mode::Constant(7.0), Mode::Constant(255.0), Mode::Constant(-255.0)] {
+                        let opts = Options {
+                            variant: Variant::ImageMma,
+                            mode,
+                        };
+                        gpu.correlate_image_device(&n, m.view(), opts, &mut p).unwrap();
+                        check_image_against_reference(p.to_host().unwrap().view(), img.view(), m.view(), mode)
+                            .unwrap_or_else(|e| panic!("{case}, {mode:?}: {e}"));
+                    }
+                }
             }
         }
     }

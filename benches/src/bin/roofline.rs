@@ -52,6 +52,13 @@ struct Args {
     /// nvbench's blocking kernel); the copies that set the memory limit are held alike.
     #[arg(long, default_value_t = 0.0)]
     hold_us: f64,
+    /// Rounds of the modes table, each starting one mode later (a mode's median over
+    /// them is printed; more than 1 also prints every round's time).
+    #[arg(long, default_value_t = 1)]
+    modes_rounds: usize,
+    /// The constant mode's fill in the modes table.
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    constant_fill: f32,
     /// Radii of the separable 2D case (A/B runs that look for a crossover).
     #[arg(long, value_delimiter = ',', default_value = "2,4,8,16,32")]
     separable_radii: Vec<usize>,
@@ -517,13 +524,38 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
         if !label.contains(&a.only) {
             return Ok(()); // `--only` filters this table's rows as it does the cases
         }
-        let mut zero = 0.0;
-        let mut line = format!("{label:<18} {size:>14} {r:>3}  ");
-        for mode in Mode::ALL {
-            let us = gpu.median_us(3, a.reps, || run(mode))?;
-            if mode == Mode::Zero {
-                zero = us;
+        // Round k times the modes starting from the k-th (rotated), so that a drift of
+        // the clocks over the row (power, heat) lands on a different mode each round;
+        // each mode's median over the rounds is printed.
+        let n = Mode::ALL.len();
+        let mut times = vec![Vec::new(); n];
+        for round in 0..a.modes_rounds.max(1) {
+            for i in 0..n {
+                let m = (i + round) % n;
+                let mode = match Mode::ALL[m] {
+                    Mode::Constant(_) => Mode::Constant(a.constant_fill),
+                    mode => mode,
+                };
+                times[m].push(gpu.median_us(3, a.reps, || run(mode))?);
             }
+        }
+        if a.modes_rounds > 1 {
+            let rounds: Vec<String> = (0..n)
+                .map(|m| times[m].iter().map(|t| format!("{t:.1}")).collect::<Vec<_>>().join("/"))
+                .collect();
+            println!(
+                "  rounds ({label} r = {r}, zero first in round 0): {}",
+                rounds.join("  ")
+            );
+        }
+        let median = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let zero = median(&mut times[0]);
+        let mut line = format!("{label:<18} {size:>14} {r:>3}  ");
+        for t in &mut times {
+            let us = median(t);
             line += &format!("{:>9.1} ({:.3})", us, us / zero);
         }
         println!("{line}");
@@ -677,13 +709,17 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
         1,
         image_modes(gpu, &di8, 1, Variant::ImagePatches, &mut oi8)?,
     )?;
-    // At r = 4, its largest radius (Auto runs it from image_mma::AUTO_FROM_RADIUS).
-    modes_of(
-        "image_mma",
-        &size8,
-        4,
-        image_modes(gpu, &di8, 4, Variant::ImageMma, &mut oi8)?,
-    )?;
+    // At r = 2, where Auto starts running it (image_mma::AUTO_FROM_RADIUS; its integer
+    // path, whose border tiles stage by threads under the mapping modes), and at r = 4,
+    // its largest radius.
+    for r in [2, 4] {
+        modes_of(
+            "image_mma",
+            &size8,
+            r,
+            image_modes(gpu, &di8, r, Variant::ImageMma, &mut oi8)?,
+        )?;
+    }
     Ok(())
 }
 

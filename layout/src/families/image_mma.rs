@@ -286,6 +286,9 @@ pub const fn raw_bytes(r: u32, c: u32) -> u32 {
 /// `BULK_FROM_RADIUS` on) the raw window in its place where larger, then the table.
 #[inline]
 pub const fn shared_bytes(r: u32, c: u32) -> u32 {
+    if imma(r) {
+        return imma_shared_bytes(r, c);
+    }
     table_offset(r, c) + table_buffer_bytes(r)
 }
 
@@ -296,6 +299,10 @@ pub const fn shared_bytes(r: u32, c: u32) -> u32 {
 /// (sixteenth session, A/B run 2): 4 blocks 346.8 µs, 3 blocks 381.1 (run 1).
 #[inline]
 pub const fn min_blocks(r: u32, c: u32) -> u32 {
+    if imma(r) {
+        // The A fragments (60 registers at r = 2) stay in registers: 128 a thread.
+        return 4;
+    }
     let b = super::SM_SHARED_BYTES / (shared_bytes(r, c) + 1024);
     // 32 or 24 warps per SM, in blocks of either size.
     let most = if r == 0 || (r >= 3 && c >= 2) { 32 } else { 24 } / warps(r, c);
@@ -307,6 +314,188 @@ pub const fn min_blocks(r: u32, c: u32) -> u32 {
         b
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// The integer path at r = 1, 2 ([`imma`]).
+
+/// Whether radius `r` runs on the integer tensor cores over the interleaved bytes as they
+/// are (`mma.sync.m16n8k32`, s8 taps × u8 pixels, s32 sums), rather than on fp16 planes.
+/// Transposed against the planar path: A is the Toeplitz band of a mask row (16 output
+/// bytes × 32 input bytes: output byte `m` reads input byte `k = m + IMMA_KLEAD + c·(dx - r)`,
+/// channels `c` bytes apart, so one band serves every channel), B is 8 rows × 32 bytes of
+/// the staged window, loaded a word a lane straight from the tensor copy's bytes. Each tap
+/// is three signed 8-bit limbs ([`LIMBS`]), each summed exactly in its own s32
+/// accumulator. Needs `r·c <= IMMA_KLEAD` (every compiled channel count at r <= 2).
+#[inline]
+pub const fn imma(r: u32) -> bool {
+    r == 1 || r == IMMA_MAX_RADIUS
+}
+
+/// Largest radius of the integer path.
+pub const IMMA_MAX_RADIUS: u32 = 2;
+
+/// Signed 8-bit limbs of a scaled tap (`w = d2·2^16 + d1·2^8 + d0`, each in -128..=127).
+pub const LIMBS: u32 = 3;
+
+/// Largest |scaled tap| three limbs hold: `127 · (2^16 + 2^8 + 1)`.
+pub const IMMA_MAX_TAP: i32 = 127 * (65536 + 256 + 1);
+
+/// Output bytes of a unit row (the MMA's m16) and input bytes of its window (its k32).
+pub const IMMA_M: u32 = 16;
+/// Input bytes of a unit's window (the MMA's k).
+pub const IMMA_K: u32 = 32;
+/// Bytes of a unit's window before its first output byte: output byte `m` of a unit reads
+/// window byte `k = m + IMMA_KLEAD + c·(dx - r)`.
+pub const IMMA_KLEAD: u32 = 8;
+/// Bytes a staged row holds before the tile's first output byte: 16, so that the tensor
+/// copy's box starts 16-byte aligned in the image (a box starting between, 8 bytes in,
+/// made the copy fault with an illegal instruction). The window of the unit at output
+/// byte `16j` is then staged bytes `16j + 8 .. 16j + 40`, read a word a lane.
+pub const IMMA_LEAD: u32 = 16;
+
+/// Bytes of a staged row (the tensor copy's box across): the tile's bytes, the lead
+/// before and 32 after (the last unit's window ends 24 bytes past the tile). An odd number
+/// of 16-byte groups, so that a warp's word loads of 8 rows fall on distinct banks.
+#[inline]
+pub const fn imma_raw_w(c: u32) -> u32 {
+    tile_bytes(c) + IMMA_LEAD + 32
+}
+
+/// Words of a staged row the units read, `from..to` (word `q` holds bytes `4q..4q + 4`):
+/// the first unit's window starts [`IMMA_LEAD`]` - `[`IMMA_KLEAD`] bytes in, the last
+/// one's ends [`IMMA_K`] bytes after its start. The ghost-word pass rewrites these alone.
+#[inline]
+pub const fn imma_read_words(c: u32) -> (u32, u32) {
+    let from = IMMA_LEAD - IMMA_KLEAD;
+    (from / 4, (tile_bytes(c) - IMMA_M + from + IMMA_K) / 4)
+}
+
+/// Staged rows of a tile.
+#[inline]
+pub const fn imma_rows(r: u32, c: u32) -> u32 {
+    tile_h(r, c) + 2 * r
+}
+
+/// Shared bytes of a ring slot (a staged window), a multiple of 128 (the tensor copy's
+/// destination alignment).
+#[inline]
+pub const fn imma_slot_bytes(r: u32, c: u32) -> u32 {
+    (imma_raw_w(c) * imma_rows(r, c)).div_ceil(128) * 128
+}
+
+// The units' windows start and end on words, inside the staged row.
+const _: () = {
+    assert!((IMMA_LEAD - IMMA_KLEAD).is_multiple_of(4) && IMMA_K.is_multiple_of(4) && IMMA_M.is_multiple_of(4));
+    let mut c = 1;
+    while c <= MAX_CHANNELS {
+        assert!(imma_read_words(c).1 * 4 <= imma_raw_w(c));
+        c += 1;
+    }
+};
+
+/// Slots of the ring: the next tile's copy lands while the block sums this one.
+pub const IMMA_RING: u32 = 3;
+
+/// Units (16 output bytes × 16 rows) of a tile.
+#[inline]
+pub const fn imma_units(r: u32, c: u32) -> u32 {
+    tile_bytes(c) / IMMA_M * (tile_h(r, c) / 16)
+}
+
+/// Bytes of the A table: per mask row and limb, 16 bytes per lane (the fragment's 4
+/// registers of 4 taps' limbs).
+#[inline]
+pub const fn imma_table_bytes(r: u32) -> u32 {
+    (2 * r + 1) * LIMBS * 32 * 16
+}
+
+/// Side of the taps' prefix-sum table (`2r + 2`): entry `(i, j)` is the sum of the taps
+/// of mask rows `< i` and columns `< j`.
+#[inline]
+pub const fn imma_prefix_side(r: u32) -> u32 {
+    2 * r + 2
+}
+
+/// Byte of the table buffer where the prefix sums start: after the A table and its four
+/// scale words.
+#[inline]
+pub const fn imma_prefix_at(r: u32) -> u32 {
+    imma_table_bytes(r) + 16
+}
+
+/// Bytes of the table buffer: the A table ([`imma_slot_dx`]), then `2^-s`, `2^(16-s)` (f32)
+/// and two zero words, then the taps' prefix sums ([`imma_prefix_side`]² f32, row-major),
+/// from which a border output adds `fill × (the taps on ghost cells)` under a constant
+/// fill (its ghost cells staged as 0, as the tensor copy lands them), padded to 16 bytes.
+#[inline]
+pub const fn imma_table_buffer_bytes(r: u32) -> u32 {
+    (imma_prefix_at(r) + 4 * imma_prefix_side(r) * imma_prefix_side(r)).div_ceil(16) * 16
+}
+
+/// The mask column `dx` whose limb lane `lane`'s A register `q` (0..4) holds in byte `i`
+/// (0..4) for `c` channels at radius `r`, or `None` (0): the `m16n8k32` A layout (row
+/// `g + 8(q % 2)`, column `4t + i + 16(q / 2)`, `g = lane / 4`, `t = lane % 4`), where
+/// `A[m][k]` is tap `dx` for `k = m + IMMA_KLEAD + c·(dx - r)`.
+#[inline]
+pub const fn imma_slot_dx(r: u32, c: u32, lane: u32, q: u32, i: u32) -> Option<u32> {
+    let (g, t) = (lane / 4, lane % 4);
+    let (m, k) = (g + 8 * (q % 2), 4 * t + i + 16 * (q / 2));
+    let d = (k + c * r) as i32 - (m + IMMA_KLEAD) as i32;
+    if d >= 0 && (d as u32).is_multiple_of(c) && d as u32 / c <= 2 * r {
+        Some(d as u32 / c)
+    } else {
+        None
+    }
+}
+
+/// Where the shared output tile lies: after the ring.
+#[inline]
+pub const fn imma_out_at(r: u32, c: u32) -> u32 {
+    IMMA_RING * imma_slot_bytes(r, c)
+}
+
+/// Where the ring's tensor-copy barriers lie: after the output tile (8-byte aligned).
+#[inline]
+pub const fn imma_barriers_at(r: u32, c: u32) -> u32 {
+    (imma_out_at(r, c) + out_bytes(r, c)).div_ceil(16) * 16
+}
+
+/// Where the tile counter's shared words lie: after the barriers (16-byte aligned).
+#[inline]
+pub const fn imma_counted_at(r: u32, c: u32) -> u32 {
+    (imma_barriers_at(r, c) + 4 * IMMA_RING * crate::tile_map::BARRIER_FLOATS).div_ceil(16) * 16
+}
+
+/// Shared bytes of an integer-path block.
+#[inline]
+pub const fn imma_shared_bytes(r: u32, c: u32) -> u32 {
+    imma_counted_at(r, c) + 4 * crate::args::COUNTED_WORDS
+}
+
+/// The tensor copy's box `[x, y, z]` in 2-byte elements (`crate::tile_map::BYTE_ELEMENT`).
+#[inline]
+pub const fn imma_box(r: u32, c: u32) -> [u32; 3] {
+    [imma_raw_w(c) / 2, imma_rows(r, c), 1]
+}
+
+/// 4-byte words a thread stages of a window by threads (`stage::bytes_window`), at most.
+pub const IMMA_STAGE_WORDS: u32 = 22;
+
+const _: () = {
+    let mut c = 1;
+    while c <= MAX_CHANNELS {
+        let mut r = 1;
+        while r <= 2 {
+            assert!(imma(r) && r * c <= IMMA_KLEAD);
+            assert!((imma_raw_w(c) / 16) % 2 == 1 && imma_raw_w(c).is_multiple_of(4));
+            assert!(imma_units(r, c).is_multiple_of(warps(r, c)));
+            assert!(IMMA_STAGE_WORDS * threads(r, c) * 4 >= imma_raw_w(c) * imma_rows(r, c));
+            assert!(imma_box(r, c)[0] <= 256);
+            r += 1;
+        }
+        c += 1;
+    }
+};
 
 /// The table row.
 pub const FAMILY: Family = Family {
@@ -337,7 +526,7 @@ fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
         grid: (blocks(tiles, 1, MAX_GRID_X)?, 1, 1),
         block: (threads(r, c), 1, 1),
         shared_bytes: shared_bytes(r, c),
-        persistent: false,
+        persistent: imma(r),
         depth: None,
     })
 }

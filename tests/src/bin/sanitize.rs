@@ -107,13 +107,16 @@ fn run_image(gpu: &Gpu, f: &'static Family, e: &Entry, radius: [u32; 3], mode: M
 
 /// The pixel types an image family's entries run with, each with the driver's pitch or
 /// an odd one (`true`): f32 with the driver's, u8 with an odd one; f32-only families with
-/// both, u8-only ones (image_mma) with the odd one; image_patches, whose u8 tiles inside
+/// both, u8-only ones with the odd one (image_mma, whose integer path takes tensor copies,
+/// with the driver's too); image_patches, whose u8 tiles inside
 /// the image are copied as bytes at the driver's pitch, with all four.
 fn rounds(f: &Family) -> &'static [(PixelKind, bool)] {
     use PixelKind::{F32, U8};
     match f.pixels {
         Pixels::Both if f.name == "image_patches" => &[(F32, false), (F32, true), (U8, false), (U8, true)],
         Pixels::Both => &[(F32, false), (U8, true)],
+        // image_mma's integer path (r = 1, 2) takes tensor copies at the driver's pitch.
+        Pixels::U8 if f.name == "image_mma" => &[(U8, false), (U8, true)],
         Pixels::U8 => &[(U8, true)],
         Pixels::F32 => &[(F32, false), (F32, true)],
     }
@@ -228,6 +231,11 @@ fn main() {
         // constant fill that is not one (Mode::ALL's is 0), which takes the f32 path.
         if f.name == "image_patches" {
             modes.push(Mode::Constant(1.5));
+        }
+        // image_mma's integer path (r = 1, 2) stages a fill a byte holds in its ghost
+        // cells, and adds any other's term to the border outputs.
+        if f.name == "image_mma" {
+            modes.extend([Mode::Constant(7.0), Mode::Constant(-7.0)]);
         }
         for e in f.entries() {
             // A run-time entry (no compiled radius) is in every span.
