@@ -17,6 +17,10 @@
 //! stages the tile's window into shared memory, its warps sum [`MMA_M`] × [`STRIP_PX`]
 //! units of one channel (every warp as many), store them rounded and saturated into a
 //! shared output tile of interleaved bytes, and the block writes that out.
+//!
+//! At r = 1, 2 the entries take the integer path instead ([`imma`]): s8 taps × u8 pixels
+//! over the interleaved bytes as a tensor copy lands them, persistent blocks taking tiles
+//! from a counter into a ring.
 use crate::shape::{blocks, MAX_GRID_X};
 use crate::{Family, LaunchShape, MaskLoc, Problem, Radii, ShapeError};
 
@@ -512,7 +516,7 @@ pub const FAMILY: Family = Family {
     pixels: crate::family::Pixels::U8,
     separable: false,
     launch_shape,
-    summary: "ours: u8 pitched multi-channel image on the tensor cores (planar fp16 Toeplitz products, split taps), every mode",
+    summary: "ours: u8 pitched multi-channel image on the tensor cores (r = 1, 2: s8 x u8 Toeplitz products over the interleaved bytes, taps in 3 limbs; r = 0, 3, 4: planar fp16, split taps), every mode",
 };
 
 /// One block per tile.
