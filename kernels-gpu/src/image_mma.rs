@@ -70,25 +70,44 @@ unsafe fn ldmatrix_x2(addr: u32) -> [u32; 2] {
     [a, b]
 }
 
-/// `d = a·b + c` for a warp's 16 × 8 fp32 block (`mma.sync.aligned.m16n8k16.row.col`,
-/// fp16 inputs): `a` 16 × 16 and `b` 16 × 8 in the PTX fragment layouts.
-#[inline(always)]
-fn mma(a: [u32; 4], b0: u32, b1: u32, c: [f32; 4]) -> [f32; 4] {
-    let (d0, d1, d2, d3): (f32, f32, f32, f32);
-    // SAFETY: registers only; every lane of the warp runs it (callers keep it out of
-    // divergent code: the loops around it are uniform).
-    unsafe {
-        core::arch::asm!(
-            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {{{d0}, {d1}, {d2}, {d3}}}, {{{a0}, {a1}, {a2}, {a3}}}, {{{b0}, {b1}}}, {{{c0}, {c1}, {c2}, {c3}}};",
-            d0 = out(reg32) d0, d1 = out(reg32) d1, d2 = out(reg32) d2, d3 = out(reg32) d3,
-            a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3],
-            b0 = in(reg32) b0, b1 = in(reg32) b1,
-            c0 = in(reg32) c[0], c1 = in(reg32) c[1], c2 = in(reg32) c[2], c3 = in(reg32) c[3],
-            options(pure, nomem, nostack, preserves_flags)
-        );
-    }
-    [d0, d1, d2, d3]
+/// A warp's `mma.sync` of a 16 × 8 block, `d = a·b + c` (`a` 16 × k, `b` k × 8, in the
+/// PTX fragment layouts: four A registers, two B, four C and D), one function per shape
+/// and types.
+macro_rules! warp_mma {
+    ($(#[$doc:meta])* $name:ident, $acc:ty, $ptx:literal) => {
+        $(#[$doc])*
+        #[inline(always)]
+        fn $name(a: [u32; 4], b0: u32, b1: u32, c: [$acc; 4]) -> [$acc; 4] {
+            let (d0, d1, d2, d3): ($acc, $acc, $acc, $acc);
+            // SAFETY: registers only; every lane of the warp runs it (callers keep it out
+            // of divergent code: the loops around it are uniform).
+            unsafe {
+                core::arch::asm!(
+                    concat!($ptx, " {{{d0}, {d1}, {d2}, {d3}}}, {{{a0}, {a1}, {a2}, {a3}}}, {{{b0}, {b1}}}, {{{c0}, {c1}, {c2}, {c3}}};"),
+                    d0 = out(reg32) d0, d1 = out(reg32) d1, d2 = out(reg32) d2, d3 = out(reg32) d3,
+                    a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3],
+                    b0 = in(reg32) b0, b1 = in(reg32) b1,
+                    c0 = in(reg32) c[0], c1 = in(reg32) c[1], c2 = in(reg32) c[2], c3 = in(reg32) c[3],
+                    options(pure, nomem, nostack, preserves_flags)
+                );
+            }
+            [d0, d1, d2, d3]
+        }
+    };
 }
+
+warp_mma!(
+    /// fp32 sums of fp16 inputs, k = 16 (the planar path).
+    mma,
+    f32,
+    "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+);
+warp_mma!(
+    /// s32 sums of s8 A (taps) and u8 B (pixels), k = 32 (the integer path).
+    imma_mma,
+    u32,
+    "mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32"
+);
 
 /// fp16 bits of `v`, rounded to nearest (`cvt.rn.f16.f32`).
 #[inline(always)]
@@ -587,26 +606,6 @@ unsafe fn filter<const R: u32, const C: u32>(a: &ConvArgs) {
         write_out::<R, C>(a.output as *mut u8, w * C, h, a.pitch, x0 * C, y0, out);
     }
 }
-/// `d = a·b + c` for a warp's 16 × 8 s32 block (`mma.sync.aligned.m16n8k32.row.col`, s8
-/// A and u8 B): `a` 16 × 32 and `b` 32 × 8 in the PTX fragment layouts.
-#[inline(always)]
-fn imma_mma(a: [u32; 4], b0: u32, b1: u32, c: [u32; 4]) -> [u32; 4] {
-    let (d0, d1, d2, d3): (u32, u32, u32, u32);
-    // SAFETY: registers only; every lane of the warp runs it (the loops around it are
-    // uniform).
-    unsafe {
-        core::arch::asm!(
-            "mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32 {{{d0}, {d1}, {d2}, {d3}}}, {{{a0}, {a1}, {a2}, {a3}}}, {{{b0}, {b1}}}, {{{c0}, {c1}, {c2}, {c3}}};",
-            d0 = out(reg32) d0, d1 = out(reg32) d1, d2 = out(reg32) d2, d3 = out(reg32) d3,
-            a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3],
-            b0 = in(reg32) b0, b1 = in(reg32) b1,
-            c0 = in(reg32) c[0], c1 = in(reg32) c[1], c2 = in(reg32) c[2], c3 = in(reg32) c[3],
-            options(pure, nomem, nostack, preserves_flags)
-        );
-    }
-    [d0, d1, d2, d3]
-}
-
 /// The integer path (`layout::families::image_mma::imma`, r = 1, 2): persistent blocks
 /// take tiles from the counter (`counted_tiles`) into a ring of staged windows, the
 /// interleaved bytes as they are (one tensor copy a tile where the map covers it, else
@@ -615,8 +614,8 @@ fn imma_mma(a: [u32; 4], b0: u32, b1: u32, c: [u32; 4]) -> [u32; 4] {
 /// # Safety
 /// As `filter`; `a.mask` holds the integer path's table buffer for `R` and `C`
 /// (`imma_table_buffer_bytes(R)` bytes, 16-byte aligned); `a.tile_counter` is the
-/// launch's zeroed counter; `a.tile_map` set only with a map of the image's bytes in 2-byte elements with the box
-/// `imma_box(R, C)`.
+/// launch's zeroed counter; `a.tile_map` set only with a map of the image's bytes in
+/// 2-byte elements with the box `imma_box(R, C)`.
 #[inline(always)]
 #[allow(clippy::needless_range_loop)] // indexed: the fragments stay in registers
 unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
