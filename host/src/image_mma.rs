@@ -1,8 +1,10 @@
-//! The B table `image_mma` (kernels-gpu/src/image_mma.rs) reads, built here once per mask
-//! rather than by every block from the taps: the taps scaled by `2^s` so that their sum
-//! of |taps| is at most `2^SUM_BITS`, each split into an fp16 hi part (an integer) and an
-//! fp16 lo part (the rest times `2^LO_SHIFT`), placed per lane as the MMA's B fragments
-//! take them (`layout::families::image_mma::entry_taps`), then `2^-s`.
+//! The tables `image_mma` (kernels-gpu/src/image_mma.rs) reads, built here once per mask
+//! rather than by every block from the taps. The fp16 path's B table (r = 0, 3, 4): the
+//! taps scaled by `2^s` so that their sum of |taps| is at most `2^SUM_BITS`, each split
+//! into an fp16 hi part (an integer) and an fp16 lo part (the rest times `2^LO_SHIFT`),
+//! placed per lane as the MMA's B fragments take them
+//! (`layout::families::image_mma::entry_taps`), then `2^-s`. The integer path's A table
+//! (r = 1, 2, per channel count): [`imma_table`].
 use half::f16;
 use layout::families::image_mma::{
     entry_taps, imma, imma_prefix_at, imma_prefix_side, imma_slot_dx, imma_table_buffer_bytes, pow2, scale_exponent,

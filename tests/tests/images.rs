@@ -356,8 +356,9 @@ fn bad_images_and_pitches_are_typed_errors() {
 
 /// image_mma (u8 on the tensor cores) on images tall and wide enough for tiles wholly
 /// inside them (64 rows × 64 pixels), every channel count, radii 0 to 4, every mode
-/// (constant with integer fills; at r = 1, 2 positive and negative), at the driver's pitch and at a row plus 1 and 3
-/// bytes (every row's alignment differs), with masks of mixed signs and magnitudes.
+/// (constant with integer fills; at r = 1, 2 positive and negative), at the driver's
+/// pitch and at a row plus 1 and 3 bytes (every row's alignment differs), with masks of
+/// mixed signs and magnitudes.
 #[test]
 #[cfg_attr(
     not(gpu_present),
