@@ -519,7 +519,8 @@ pub const FAMILY: Family = Family {
     summary: "ours: u8 pitched multi-channel image on the tensor cores (r = 1, 2: s8 x u8 Toeplitz products over the interleaved bytes, taps in 3 limbs; r = 0, 3, 4: planar fp16, split taps), every mode",
 };
 
-/// One block per tile.
+/// One block per tile on the fp16 path; the integer path's blocks are persistent (the
+/// host caps the grid at what the SMs hold), taking tiles from the counter.
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
     let [w, h, _] = p.extent;
