@@ -18,7 +18,7 @@ use crate::stage;
 use layout::families::image_mma::{
     imma, imma_barriers_at, imma_counted_at, imma_out_at, imma_prefix_at, imma_prefix_side, imma_raw_w,
     imma_read_words, imma_rows, imma_slot_bytes, imma_table_bytes, imma_units, IMMA_KLEAD, IMMA_LEAD, IMMA_M,
-    IMMA_MAX_RADIUS, IMMA_RING, IMMA_STAGE_WORDS, LIMBS,
+    IMMA_MAX_RADIUS, IMMA_RING, IMMA_STAGE_WORDS, IMMA_UNIT_ROWS, LIMBS,
 };
 use layout::families::image_mma::{
     out_pitch, plane_bytes, pow2, raw_chunks, raw_pitch, table_buffer_bytes, table_bytes, table_offset, threads,
@@ -863,13 +863,13 @@ struct GhostFill {
 }
 
 impl GhostFill {
-    /// Whether an output of the unit at byte `col`, row `y` of the tile (16 × 16 bytes)
-    /// lies within R pixels of the image's edge (or past it).
+    /// Whether an output of the unit at byte `col`, row `y` of the tile (`IMMA_M` bytes ×
+    /// `IMMA_UNIT_ROWS` rows) lies within R pixels of the image's edge (or past it).
     #[inline(always)]
     fn near_edge<const R: u32, const C: u32>(&self, col: u32, y: u32) -> bool {
         let (x0, y0) = (self.origin.0 + col, self.origin.1 + y);
         let (w, h) = self.extent;
-        x0 / C < R || (x0 + IMMA_M - 1) / C + R >= w || y0 < R || y0 + 15 + R >= h
+        x0 / C < R || (x0 + IMMA_M - 1) / C + R >= w || y0 < R || y0 + IMMA_UNIT_ROWS - 1 + R >= h
     }
 
     /// The sum of the taps that the output at byte `col`, row `y` of the tile reads from
@@ -932,8 +932,8 @@ unsafe fn sum_tile_imma<const R: u32, const C: u32, const FILL: bool>(
         let mut acc = [[[0u32; 4]; 2]; LIMBS as usize];
         // Only the units within R pixels of the image's edge add the fill's term (the
         // warp's branch: the unit is the warp's).
-        let near = FILL && fill.near_edge::<R, C>(IMMA_M * j, 16 * ur);
-        let row = win + lane_at + 16 * ur * raw_w + IMMA_M * j;
+        let near = FILL && fill.near_edge::<R, C>(IMMA_M * j, IMMA_UNIT_ROWS * ur);
+        let row = win + lane_at + IMMA_UNIT_ROWS * ur * raw_w + IMMA_M * j;
         for dy in 0..2 * R as usize + 1 {
             let at = row + dy as u32 * raw_w;
             // SAFETY: rows 16ur + dy + g and + 8 of the window, bytes 16j + 8 + 4t and +
@@ -958,7 +958,10 @@ unsafe fn sum_tile_imma<const R: u32, const C: u32, const FILL: bool>(
                 let k = (hb * 4 + i) as usize;
                 let (l0, l1, l2) = (acc[0][k / 4][k % 4], acc[1][k / 4][k % 4], acc[2][k / 4][k % 4]);
                 let lo = (l1 as i32).wrapping_mul(256).wrapping_add(l0 as i32);
-                let (col, y) = (IMMA_M * j + g + 8 * (i / 2), 16 * ur + 8 * hb + 2 * t + i % 2);
+                let (col, y) = (
+                    IMMA_M * j + g + 8 * (i / 2),
+                    IMMA_UNIT_ROWS * ur + 8 * hb + 2 * t + i % 2,
+                );
                 let mut v = fma(l2 as i32 as f32, up16, lo as f32 * down);
                 if near {
                     // SAFETY: the prefix sums of the contract's table.

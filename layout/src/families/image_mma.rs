@@ -346,6 +346,8 @@ pub const IMMA_MAX_TAP: i32 = 127 * (65536 + 256 + 1);
 
 /// Output bytes of a unit row (the MMA's m16) and input bytes of its window (its k32).
 pub const IMMA_M: u32 = 16;
+/// Rows of a unit: the MMA's two 8-row B blocks (its n8) a warp sums together.
+pub const IMMA_UNIT_ROWS: u32 = 16;
 /// Input bytes of a unit's window (the MMA's k).
 pub const IMMA_K: u32 = 32;
 /// Bytes of a unit's window before its first output byte: output byte `m` of a unit reads
@@ -400,10 +402,10 @@ const _: () = {
 /// Slots of the ring: the next tile's copy lands while the block sums this one.
 pub const IMMA_RING: u32 = 3;
 
-/// Units (16 output bytes × 16 rows) of a tile.
+/// Units ([`IMMA_M`] output bytes × [`IMMA_UNIT_ROWS`] rows) of a tile.
 #[inline]
 pub const fn imma_units(r: u32, c: u32) -> u32 {
-    tile_bytes(c) / IMMA_M * (tile_h(r, c) / 16)
+    tile_bytes(c) / IMMA_M * (tile_h(r, c) / IMMA_UNIT_ROWS)
 }
 
 /// Bytes of the A table: per mask row and limb, 16 bytes per lane (the fragment's 4
