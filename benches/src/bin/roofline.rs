@@ -710,8 +710,8 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
         image_modes(gpu, &di8, 1, Variant::ImagePatches, &mut oi8)?,
     )?;
     // At r = 2, where Auto starts running it (image_mma::AUTO_FROM_RADIUS; its integer
-    // path, whose border tiles stage by threads under the mapping modes), and at r = 4,
-    // its largest radius.
+    // path, whose border tiles rewrite their ghost words once the tensor copy lands under
+    // the mapping modes), and at r = 4, its largest radius (the fp16 path).
     for r in [2, 4] {
         modes_of(
             "image_mma",
