@@ -6,6 +6,7 @@
 // Build and run on the GPU machine: nvcc -O3 -arch=sm_90 mma_int8_rate.cu -o r && ./r
 #include <cstdio>
 #include <cuda_runtime.h>
+#include "probe_timing.cuh"
 template <int CHAINS>
 __global__ void mma_f16(float* out, int iters, unsigned a0) {
     float acc[CHAINS][4] = {};
@@ -41,31 +42,14 @@ int main() {
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
     float* out;
     cudaMalloc(&out, sizeof(float) * sms * 16 * 256);
-    cudaEvent_t t0, t1;
-    cudaEventCreate(&t0);
-    cudaEventCreate(&t1);
-    auto time = [&](auto launch) {
-        launch();  // warm-up
-        float best = 1e30f;
-        for (int r = 0; r < 5; ++r) {
-            cudaEventRecord(t0);
-            launch();
-            cudaEventRecord(t1);
-            cudaEventSynchronize(t1);
-            float ms;
-            cudaEventElapsedTime(&ms, t0, t1);
-            best = ms < best ? ms : best;
-        }
-        return best * 1e-3;
-    };
     const int iters = 2048;
     for (int wps : {4, 6, 8, 16}) {  // warps a scheduler: wps blocks of 4 warps an SM
         int threads = 128, blocks = sms * wps;
         double warps = double(blocks) * threads / 32;
-        double f8 = time([&] { mma_f16<8><<<blocks, threads>>>(out, iters, 0x3c003c00u); });
-        double i8 = time([&] { mma_s8<8><<<blocks, threads>>>(out, iters, 0x01010101u); });
-        double f2 = time([&] { mma_f16<2><<<blocks, threads>>>(out, iters, 0x3c003c00u); });
-        double i2 = time([&] { mma_s8<2><<<blocks, threads>>>(out, iters, 0x01010101u); });
+        double f8 = best_seconds([&] { mma_f16<8><<<blocks, threads>>>(out, iters, 0x3c003c00u); });
+        double i8 = best_seconds([&] { mma_s8<8><<<blocks, threads>>>(out, iters, 0x01010101u); });
+        double f2 = best_seconds([&] { mma_f16<2><<<blocks, threads>>>(out, iters, 0x3c003c00u); });
+        double i2 = best_seconds([&] { mma_s8<2><<<blocks, threads>>>(out, iters, 0x01010101u); });
         double m16 = warps * iters * 16.0 * 8 * 16, m32 = warps * iters * 16.0 * 8 * 32;
         printf("%2d warps/sched: f16 k16 8ch %.1f TMAC/s, 2ch %.1f | s8 k32 8ch %.1f TMAC/s, 2ch %.1f | time per MMA int8:f16 %.2f\n",
                wps, m16 * 8 / f8 / 1e12, m16 * 2 / f2 / 1e12, m32 * 8 / i8 / 1e12, m32 * 2 / i2 / 1e12, i8 / f8);

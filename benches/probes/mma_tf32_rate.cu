@@ -5,6 +5,7 @@
 // Build and run on the GPU machine: nvcc -O3 -arch=sm_90 mma_tf32_rate.cu -o mma && ./mma
 #include <cstdio>
 #include <cuda_runtime.h>
+#include "probe_timing.cuh"
 
 constexpr int CHAINS = 8;  // independent accumulator sets per warp (latency hiding)
 
@@ -43,27 +44,10 @@ int main() {
     const int threads = 256, blocks = sms * 8, iters = 4096;
     float* out;
     cudaMalloc(&out, sizeof(float) * blocks * threads);
-    cudaEvent_t t0, t1;
-    cudaEventCreate(&t0);
-    cudaEventCreate(&t1);
-    auto time = [&](auto launch) {
-        launch();  // warm-up
-        float best = 1e30f;
-        for (int r = 0; r < 5; ++r) {
-            cudaEventRecord(t0);
-            launch();
-            cudaEventRecord(t1);
-            cudaEventSynchronize(t1);
-            float ms;
-            cudaEventElapsedTime(&ms, t0, t1);
-            best = ms < best ? ms : best;
-        }
-        return best * 1e-3;
-    };
     double warps = double(blocks) * threads / 32;
-    double s_mma = time([&] { mma_tf32<<<blocks, threads>>>(out, iters, 0x3f800000u); });
+    double s_mma = best_seconds([&] { mma_tf32<<<blocks, threads>>>(out, iters, 0x3f800000u); });
     double macs = warps * iters * CHAINS * 16.0 * 8.0 * 8.0;
-    double s_fma = time([&] { ffma<<<blocks, threads>>>(out, iters, 0.999f, 1e-3f); });
+    double s_fma = best_seconds([&] { ffma<<<blocks, threads>>>(out, iters, 0.999f, 1e-3f); });
     double fmas = double(blocks) * threads * iters * CHAINS * 4.0;
     if (cudaGetLastError() != cudaSuccess) { printf("CUDA error\n"); return 1; }
     printf("mma.sync m16n8k8 TF32: %.1f TMAC/s (%.0f TFLOP/s)\n", macs / s_mma / 1e12, 2 * macs / s_mma / 1e12);
