@@ -277,6 +277,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // ---- plain arrays, 1D/2D/3D
     for case in b::cases(a.scale) {
         let dim = case.dim();
+        // A case no wanted row takes is skipped before its input is made and copied (with
+        // `--only`, the 2^28 and 512³ inputs alone took seconds of host time a call).
+        let takes = |v: Variant| wanted(v) && case.radii.iter().any(|&r| v.resolve(dim, r).is_ok());
+        if !std::iter::once(Variant::Auto)
+            .chain(Variant::all_of_dim(dim))
+            .any(takes)
+        {
+            continue;
+        }
         let n = b::input(&case.shape);
         let d_in = gpu.upload(n.view())?;
         let mut d_out = gpu.alloc(d_in.raw_dim())?;
@@ -311,89 +320,105 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // ---- separable masks, 8192², r = 2..32: given as two 1D masks
     let side = 8192 / a.scale;
-    let n2 = b::input(&[side, side]).into_dimensionality::<ndarray::Ix2>()?;
-    let d_in = gpu.upload(n2.view())?;
-    let mut d_out = gpu.alloc(d_in.raw_dim())?;
-    let bytes = 2.0 * (side * side * 4) as f64;
-    let copy_us = gpu.median_us(3, a.reps, || gpu.copy_device(&d_in, &mut d_out))?;
-    let sep2 = Case {
-        kind: Kind::Separable,
-        dim: 2,
-        size: format!("{side}x{side}"),
-        bytes,
-        copy_us,
+    // A separable row is wanted as `--only` and `--no-tables` (no `Auto` row) keep it; a
+    // block none of whose rows is wanted is skipped before its input is made.
+    let sep_wanted = |v: Variant| !(a.no_tables && v == Variant::Auto) && wanted(v);
+    let sep2_takes = |v: Variant| {
+        let r2 = |r: usize| [r as u32, r as u32, 0];
+        sep_wanted(v)
+            && a.separable_radii
+                .iter()
+                .any(|&r| v.resolve_mask(2, r2(r), true, Mode::Zero).is_ok())
     };
-    for &r in &a.separable_radii {
-        let k = 2 * r + 1;
-        let col = ndarray::Array1::from_shape_fn(k, |i| (1.0 + b::value(i as u64, 8).abs()) / k as f32);
-        let row = ndarray::Array1::from_shape_fn(k, |i| (1.0 + b::value(i as u64, 9).abs()) / k as f32);
-        let full = Array2::from_shape_fn((k, k), |(y, x)| col[y] * row[x]);
-        let fma_us = (side * side * 2 * k) as f64 / fma_per_us;
-        for v in [Variant::Auto, Variant::Conv2dSeparable, Variant::Conv2dFast] {
-            if a.no_tables && v == Variant::Auto {
-                continue;
+    if [Variant::Auto, Variant::Conv2dSeparable, Variant::Conv2dFast]
+        .into_iter()
+        .any(sep2_takes)
+    {
+        let n2 = b::input(&[side, side]).into_dimensionality::<ndarray::Ix2>()?;
+        let d_in = gpu.upload(n2.view())?;
+        let mut d_out = gpu.alloc(d_in.raw_dim())?;
+        let bytes = 2.0 * (side * side * 4) as f64;
+        let copy_us = gpu.median_us(3, a.reps, || gpu.copy_device(&d_in, &mut d_out))?;
+        let sep2 = Case {
+            kind: Kind::Separable,
+            dim: 2,
+            size: format!("{side}x{side}"),
+            bytes,
+            copy_us,
+        };
+        for &r in &a.separable_radii {
+            let k = 2 * r + 1;
+            let col = ndarray::Array1::from_shape_fn(k, |i| (1.0 + b::value(i as u64, 8).abs()) / k as f32);
+            let row = ndarray::Array1::from_shape_fn(k, |i| (1.0 + b::value(i as u64, 9).abs()) / k as f32);
+            let full = Array2::from_shape_fn((k, k), |(y, x)| col[y] * row[x]);
+            let fma_us = (side * side * 2 * k) as f64 / fma_per_us;
+            for v in [Variant::Auto, Variant::Conv2dSeparable, Variant::Conv2dFast] {
+                if !sep_wanted(v) || v.resolve_mask(2, [r as u32, r as u32, 0], true, Mode::Zero).is_err() {
+                    continue;
+                }
+                let opts = Options::variant(v);
+                let run = |o: &mut _| {
+                    gpu.correlate_separable_device(&d_in, col.view(), row.view(), opts, o)
+                        .map(|_| ())
+                };
+                let check = |o: &DeviceArray<_>| {
+                    let got = o.to_host()?.into_dyn();
+                    let (n, m) = (n2.view().into_dyn(), full.view().into_dyn());
+                    Ok(b::spot_check(got.view(), n, m, Mode::Zero))
+                };
+                let case = (v, r, fma_us);
+                rows.push(sep2.row(&gpu, a.reps, case, &mut d_out, run, check, &mut failures)?);
             }
-            if !wanted(v) || v.resolve_mask(2, [r as u32, r as u32, 0], true, Mode::Zero).is_err() {
-                continue;
-            }
-            let opts = Options::variant(v);
-            let run = |o: &mut _| {
-                gpu.correlate_separable_device(&d_in, col.view(), row.view(), opts, o)
-                    .map(|_| ())
-            };
-            let check = |o: &DeviceArray<_>| {
-                let got = o.to_host()?.into_dyn();
-                let (n, m) = (n2.view().into_dyn(), full.view().into_dyn());
-                Ok(b::spot_check(got.view(), n, m, Mode::Zero))
-            };
-            let case = (v, r, fma_us);
-            rows.push(sep2.row(&gpu, a.reps, case, &mut d_out, run, check, &mut failures)?);
         }
+        drop((d_in, d_out));
     }
-    drop((d_in, d_out));
 
     // ---- separable 3D masks, 512³, r = 1..4: given as three 1D masks
-    let side3 = 512 / a.scale;
-    let n3 = b::input(&[side3, side3, side3]).into_dimensionality::<ndarray::Ix3>()?;
-    let d_in = gpu.upload(n3.view())?;
-    let mut d_out = gpu.alloc(d_in.raw_dim())?;
-    let bytes = 2.0 * (side3 * side3 * side3 * 4) as f64;
-    let copy_us = gpu.median_us(3, a.reps, || gpu.copy_device(&d_in, &mut d_out))?;
-    let sep3 = Case {
-        kind: Kind::Separable,
-        dim: 3,
-        size: format!("{side3}x{side3}x{side3}"),
-        bytes,
-        copy_us,
-    };
-    for r in [1usize, 2, 3, 4] {
-        let k = 2 * r + 1;
-        let axis = |seed| ndarray::Array1::from_shape_fn(k, |i| (1.0 + b::value(i as u64, seed).abs()) / k as f32);
-        let (depth, col, row) = (axis(10), axis(11), axis(12));
-        let full = Array3::from_shape_fn((k, k, k), |(z, y, x)| depth[z] * col[y] * row[x]);
-        let fma_us = (side3 * side3 * side3 * 3 * k) as f64 / fma_per_us;
-        for v in [Variant::Auto, Variant::Conv3dSeparable, Variant::Conv3dFast] {
-            if a.no_tables && v == Variant::Auto {
-                continue;
+    let sep3_takes =
+        |v: Variant| sep_wanted(v) && (1..=4u32).any(|r| v.resolve_mask(3, [r; 3], true, Mode::Zero).is_ok());
+    if [Variant::Auto, Variant::Conv3dSeparable, Variant::Conv3dFast]
+        .into_iter()
+        .any(sep3_takes)
+    {
+        let side3 = 512 / a.scale;
+        let n3 = b::input(&[side3, side3, side3]).into_dimensionality::<ndarray::Ix3>()?;
+        let d_in = gpu.upload(n3.view())?;
+        let mut d_out = gpu.alloc(d_in.raw_dim())?;
+        let bytes = 2.0 * (side3 * side3 * side3 * 4) as f64;
+        let copy_us = gpu.median_us(3, a.reps, || gpu.copy_device(&d_in, &mut d_out))?;
+        let sep3 = Case {
+            kind: Kind::Separable,
+            dim: 3,
+            size: format!("{side3}x{side3}x{side3}"),
+            bytes,
+            copy_us,
+        };
+        for r in [1usize, 2, 3, 4] {
+            let k = 2 * r + 1;
+            let axis = |seed| ndarray::Array1::from_shape_fn(k, |i| (1.0 + b::value(i as u64, seed).abs()) / k as f32);
+            let (depth, col, row) = (axis(10), axis(11), axis(12));
+            let full = Array3::from_shape_fn((k, k, k), |(z, y, x)| depth[z] * col[y] * row[x]);
+            let fma_us = (side3 * side3 * side3 * 3 * k) as f64 / fma_per_us;
+            for v in [Variant::Auto, Variant::Conv3dSeparable, Variant::Conv3dFast] {
+                if !sep_wanted(v) || v.resolve_mask(3, [r as u32; 3], true, Mode::Zero).is_err() {
+                    continue;
+                }
+                let opts = Options::variant(v);
+                let run = |o: &mut _| {
+                    gpu.correlate_separable_3d_device(&d_in, depth.view(), col.view(), row.view(), opts, o)
+                        .map(|_| ())
+                };
+                let check = |o: &DeviceArray<_>| {
+                    let got = o.to_host()?.into_dyn();
+                    let (n, m) = (n3.view().into_dyn(), full.view().into_dyn());
+                    Ok(b::spot_check(got.view(), n, m, Mode::Zero))
+                };
+                let case = (v, r, fma_us);
+                rows.push(sep3.row(&gpu, a.reps, case, &mut d_out, run, check, &mut failures)?);
             }
-            if !wanted(v) || v.resolve_mask(3, [r as u32; 3], true, Mode::Zero).is_err() {
-                continue;
-            }
-            let opts = Options::variant(v);
-            let run = |o: &mut _| {
-                gpu.correlate_separable_3d_device(&d_in, depth.view(), col.view(), row.view(), opts, o)
-                    .map(|_| ())
-            };
-            let check = |o: &DeviceArray<_>| {
-                let got = o.to_host()?.into_dyn();
-                let (n, m) = (n3.view().into_dyn(), full.view().into_dyn());
-                Ok(b::spot_check(got.view(), n, m, Mode::Zero))
-            };
-            let case = (v, r, fma_us);
-            rows.push(sep3.row(&gpu, a.reps, case, &mut d_out, run, check, &mut failures)?);
         }
+        drop((d_in, d_out));
     }
-    drop((d_in, d_out));
 
     // ---- 3-channel interleaved images, 8192², u8 and f32, r = 1..4
     rows.extend(image_rows::<f32>(&gpu, &a, side, fma_per_us, &mut failures)?);
@@ -463,6 +488,17 @@ fn image_rows<T: gpuconv::Pixel>(
     } else {
         Kind::ImageF32
     };
+    // The image variants (and `Auto`) this pixel type's rows keep under `--only`; none: the
+    // image is not made.
+    let wanted = |v: Variant, r: u32| {
+        v.name().contains(&a.only) && v.resolve_image([r, r, 0], 3, Mode::Zero).is_ok() && v.takes_pixels(T::KIND)
+    };
+    if !std::iter::once(Variant::Auto)
+        .chain(Variant::IMAGES)
+        .any(|v| (1..=4).any(|r| wanted(v, r)))
+    {
+        return Ok(Vec::new());
+    }
     let img = Array3::from_shape_fn((side, side, 3), |(y, x, c)| {
         let v = b::value(((y * side + x) * 3 + c) as u64, 11);
         T::from_f32(if kind == Kind::ImageU8 { (v + 1.0) * 127.0 } else { v })
@@ -490,10 +526,7 @@ fn image_rows<T: gpuconv::Pixel>(
         });
         let fma_us = (side * side * 3 * k * k) as f64 / fma_per_us;
         for v in std::iter::once(Variant::Auto).chain(Variant::IMAGES) {
-            if !v.name().contains(&a.only)
-                || v.resolve_image([r as u32, r as u32, 0], 3, Mode::Zero).is_err()
-                || !v.takes_pixels(T::KIND)
-            {
+            if !wanted(v, r as u32) {
                 continue;
             }
             let opts = Options::variant(v);
@@ -567,158 +600,175 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
         let o = gpu.alloc(d.raw_dim())?;
         Ok((d, o))
     };
+    // A family's input is made only where `--only` keeps its rows.
+    let want = |label: &str| label.contains(&a.only);
     let len = (1 << 28) / a.scale / a.scale;
-    let (d1, mut o1) = case(&[len])?;
-    let m1 = b::mask(1, 2);
-    modes_of(
-        "conv1d_fast",
-        &len.to_string(),
-        2,
-        Box::new(|mode| {
-            gpu.correlate_device(
-                &d1,
-                m1.view(),
-                Options {
-                    variant: Variant::Conv1dFast,
-                    mode,
-                },
-                &mut o1,
-            )
-            .map(|_| ())
-        }),
-    )?;
-    drop((d1, o1));
-    let (d2, mut o2) = case(&[side, side])?;
-    for (v, r) in [(Variant::Conv2dFast, 2usize), (Variant::Conv2dFast, 4)] {
-        let m2 = b::mask(2, r);
+    if want("conv1d_fast") {
+        let (d1, mut o1) = case(&[len])?;
+        let m1 = b::mask(1, 2);
         modes_of(
-            v.name(),
-            &format!("{side}x{side}"),
-            r,
-            Box::new(|mode| {
-                gpu.correlate_device(&d2, m2.view(), Options { variant: v, mode }, &mut o2)
-                    .map(|_| ())
-            }),
-        )?;
-    }
-    let (c, rw) = (b::mask(1, 4), b::mask(1, 4));
-    let (c, rw) = (
-        c.into_dimensionality::<ndarray::Ix1>()?,
-        rw.into_dimensionality::<ndarray::Ix1>()?,
-    );
-    let img2 = b::input(&[side, side]).into_dimensionality::<ndarray::Ix2>()?;
-    let d2x = gpu.upload(img2.view())?;
-    let mut o2x = gpu.alloc(d2x.raw_dim())?;
-    modes_of(
-        "conv2d_separable",
-        &format!("{side}x{side}"),
-        4,
-        Box::new(|mode| {
-            gpu.correlate_separable_device(
-                &d2x,
-                c.view(),
-                rw.view(),
-                Options {
-                    variant: Variant::Conv2dSeparable,
-                    mode,
-                },
-                &mut o2x,
-            )
-            .map(|_| ())
-        }),
-    )?;
-    drop((d2, o2, d2x, o2x));
-    let s3 = 512 / a.scale;
-    let (d3, mut o3) = case(&[s3, s3, s3])?;
-    for r in [1, 2] {
-        let m3 = b::mask(3, r);
-        modes_of(
-            "conv3d_fast",
-            &format!("{s3}x{s3}x{s3}"),
-            r,
+            "conv1d_fast",
+            &len.to_string(),
+            2,
             Box::new(|mode| {
                 gpu.correlate_device(
-                    &d3,
-                    m3.view(),
+                    &d1,
+                    m1.view(),
                     Options {
-                        variant: Variant::Conv3dFast,
+                        variant: Variant::Conv1dFast,
                         mode,
                     },
-                    &mut o3,
+                    &mut o1,
                 )
                 .map(|_| ())
             }),
         )?;
+        drop((d1, o1));
     }
-    drop((d3, o3));
-    let n3 = b::input(&[s3, s3, s3]).into_dimensionality::<ndarray::Ix3>()?;
-    let d3 = gpu.upload(n3.view())?;
-    let mut o3 = gpu.alloc(d3.raw_dim())?;
-    // r = 1 and r = 2 walk in different numbers of waves (`layout::families::conv3d_separable::waves`),
-    // r = 3 filters y first (`y_first`), and r = 4 walks in one-column patches (`qx`).
-    for r in [1, 2, 3, 4] {
-        let t = b::mask(1, r).into_dimensionality::<ndarray::Ix1>()?;
+    if want("conv2d_fast") {
+        let (d2, mut o2) = case(&[side, side])?;
+        for (v, r) in [(Variant::Conv2dFast, 2usize), (Variant::Conv2dFast, 4)] {
+            let m2 = b::mask(2, r);
+            modes_of(
+                v.name(),
+                &format!("{side}x{side}"),
+                r,
+                Box::new(|mode| {
+                    gpu.correlate_device(&d2, m2.view(), Options { variant: v, mode }, &mut o2)
+                        .map(|_| ())
+                }),
+            )?;
+        }
+        drop((d2, o2));
+    }
+    if want("conv2d_separable") {
+        let (c, rw) = (b::mask(1, 4), b::mask(1, 4));
+        let (c, rw) = (
+            c.into_dimensionality::<ndarray::Ix1>()?,
+            rw.into_dimensionality::<ndarray::Ix1>()?,
+        );
+        let img2 = b::input(&[side, side]).into_dimensionality::<ndarray::Ix2>()?;
+        let d2x = gpu.upload(img2.view())?;
+        let mut o2x = gpu.alloc(d2x.raw_dim())?;
         modes_of(
-            "conv3d_separable",
-            &format!("{s3}x{s3}x{s3}"),
-            r,
+            "conv2d_separable",
+            &format!("{side}x{side}"),
+            4,
             Box::new(|mode| {
-                gpu.correlate_separable_3d_device(
-                    &d3,
-                    t.view(),
-                    t.view(),
-                    t.view(),
+                gpu.correlate_separable_device(
+                    &d2x,
+                    c.view(),
+                    rw.view(),
                     Options {
-                        variant: Variant::Conv3dSeparable,
+                        variant: Variant::Conv2dSeparable,
                         mode,
                     },
-                    &mut o3,
+                    &mut o2x,
                 )
                 .map(|_| ())
             }),
         )?;
+        drop((d2x, o2x));
     }
-    drop((d3, o3));
-    let img = Array3::from_elem((side, side, 3), 0.5f32);
-    let di = gpu.upload_image(img.view())?;
-    let mut oi = gpu.alloc_image::<f32>(side, side, 3)?;
-    let size = format!("{side}x{side}x3");
-    modes_of(
-        "image_fast",
-        &size,
-        2,
-        image_modes(gpu, &di, 2, Variant::ImageFast, &mut oi)?,
-    )?;
-    // Auto runs f32 images on image_patches, at every radius.
-    for r in [1, 4] {
+    let s3 = 512 / a.scale;
+    if want("conv3d_fast") {
+        let (d3, mut o3) = case(&[s3, s3, s3])?;
+        for r in [1, 2] {
+            let m3 = b::mask(3, r);
+            modes_of(
+                "conv3d_fast",
+                &format!("{s3}x{s3}x{s3}"),
+                r,
+                Box::new(|mode| {
+                    gpu.correlate_device(
+                        &d3,
+                        m3.view(),
+                        Options {
+                            variant: Variant::Conv3dFast,
+                            mode,
+                        },
+                        &mut o3,
+                    )
+                    .map(|_| ())
+                }),
+            )?;
+        }
+        drop((d3, o3));
+    }
+    if want("conv3d_separable") {
+        let n3 = b::input(&[s3, s3, s3]).into_dimensionality::<ndarray::Ix3>()?;
+        let d3 = gpu.upload(n3.view())?;
+        let mut o3 = gpu.alloc(d3.raw_dim())?;
+        // r = 1 and r = 2 walk in different numbers of waves (`layout::families::conv3d_separable::waves`),
+        // r = 3 filters y first (`y_first`), and r = 4 walks in one-column patches (`qx`).
+        for r in [1, 2, 3, 4] {
+            let t = b::mask(1, r).into_dimensionality::<ndarray::Ix1>()?;
+            modes_of(
+                "conv3d_separable",
+                &format!("{s3}x{s3}x{s3}"),
+                r,
+                Box::new(|mode| {
+                    gpu.correlate_separable_3d_device(
+                        &d3,
+                        t.view(),
+                        t.view(),
+                        t.view(),
+                        Options {
+                            variant: Variant::Conv3dSeparable,
+                            mode,
+                        },
+                        &mut o3,
+                    )
+                    .map(|_| ())
+                }),
+            )?;
+        }
+        drop((d3, o3));
+    }
+    if want("image_fast") || want("image_patches") {
+        let img = Array3::from_elem((side, side, 3), 0.5f32);
+        let di = gpu.upload_image(img.view())?;
+        let mut oi = gpu.alloc_image::<f32>(side, side, 3)?;
+        let size = format!("{side}x{side}x3");
+        modes_of(
+            "image_fast",
+            &size,
+            2,
+            image_modes(gpu, &di, 2, Variant::ImageFast, &mut oi)?,
+        )?;
+        // Auto runs f32 images on image_patches, at every radius.
+        for r in [1, 4] {
+            modes_of(
+                "image_patches",
+                &size,
+                r,
+                image_modes(gpu, &di, r, Variant::ImagePatches, &mut oi)?,
+            )?;
+        }
+    }
+    if want("image_patches") || want("image_mma") {
+        let img8 = Array3::from_elem((side, side, 3), 128u8);
+        let di8 = gpu.upload_image(img8.view())?;
+        let mut oi8 = gpu.alloc_image::<u8>(side, side, 3)?;
+        let size8 = format!("{side}x{side}x3 u8");
+        // Auto runs u8 images on image_patches at r = 1 (its U8_AUTO_RADII below image_mma's).
         modes_of(
             "image_patches",
-            &size,
-            r,
-            image_modes(gpu, &di, r, Variant::ImagePatches, &mut oi)?,
-        )?;
-    }
-    let img8 = Array3::from_elem((side, side, 3), 128u8);
-    let di8 = gpu.upload_image(img8.view())?;
-    let mut oi8 = gpu.alloc_image::<u8>(side, side, 3)?;
-    let size8 = format!("{side}x{side}x3 u8");
-    // Auto runs u8 images on image_patches at r = 1 (its U8_AUTO_RADII below image_mma's).
-    modes_of(
-        "image_patches",
-        &size8,
-        1,
-        image_modes(gpu, &di8, 1, Variant::ImagePatches, &mut oi8)?,
-    )?;
-    // At r = 2, where Auto starts running it (image_mma::AUTO_FROM_RADIUS; its integer
-    // path, whose border tiles rewrite their ghost words once the tensor copy lands under
-    // the mapping modes), and at r = 4, its largest radius (the fp16 path).
-    for r in [2, 4] {
-        modes_of(
-            "image_mma",
             &size8,
-            r,
-            image_modes(gpu, &di8, r, Variant::ImageMma, &mut oi8)?,
+            1,
+            image_modes(gpu, &di8, 1, Variant::ImagePatches, &mut oi8)?,
         )?;
+        // At r = 2, where Auto starts running it (image_mma::AUTO_FROM_RADIUS; its integer
+        // path, whose border tiles rewrite their ghost words once the tensor copy lands under
+        // the mapping modes), and at r = 4, its largest radius (the fp16 path).
+        for r in [2, 4] {
+            modes_of(
+                "image_mma",
+                &size8,
+                r,
+                image_modes(gpu, &di8, r, Variant::ImageMma, &mut oi8)?,
+            )?;
+        }
     }
     Ok(())
 }
