@@ -725,49 +725,37 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
         }
         drop((d3, o3));
     }
-    if want("image_fast") || want("image_patches") {
+    // Auto runs f32 images on image_patches, at every radius.
+    let f32_rows = [
+        (Variant::ImageFast, 2),
+        (Variant::ImagePatches, 1),
+        (Variant::ImagePatches, 4),
+    ];
+    if f32_rows.iter().any(|(v, _)| want(v.name())) {
         let img = Array3::from_elem((side, side, 3), 0.5f32);
         let di = gpu.upload_image(img.view())?;
         let mut oi = gpu.alloc_image::<f32>(side, side, 3)?;
         let size = format!("{side}x{side}x3");
-        modes_of(
-            "image_fast",
-            &size,
-            2,
-            image_modes(gpu, &di, 2, Variant::ImageFast, &mut oi)?,
-        )?;
-        // Auto runs f32 images on image_patches, at every radius.
-        for r in [1, 4] {
-            modes_of(
-                "image_patches",
-                &size,
-                r,
-                image_modes(gpu, &di, r, Variant::ImagePatches, &mut oi)?,
-            )?;
+        for (v, r) in f32_rows {
+            modes_of(v.name(), &size, r, image_modes(gpu, &di, r, v, &mut oi)?)?;
         }
     }
-    if want("image_patches") || want("image_mma") {
+    // Auto runs u8 images on image_patches at r = 1 (its U8_AUTO_RADII below image_mma's),
+    // and image_mma from r = 2 (image_mma::AUTO_FROM_RADIUS; its integer path, whose border
+    // tiles rewrite their ghost words once the tensor copy lands under the mapping modes),
+    // timed there and at r = 4, its largest radius (the fp16 path).
+    let u8_rows = [
+        (Variant::ImagePatches, 1),
+        (Variant::ImageMma, 2),
+        (Variant::ImageMma, 4),
+    ];
+    if u8_rows.iter().any(|(v, _)| want(v.name())) {
         let img8 = Array3::from_elem((side, side, 3), 128u8);
         let di8 = gpu.upload_image(img8.view())?;
         let mut oi8 = gpu.alloc_image::<u8>(side, side, 3)?;
         let size8 = format!("{side}x{side}x3 u8");
-        // Auto runs u8 images on image_patches at r = 1 (its U8_AUTO_RADII below image_mma's).
-        modes_of(
-            "image_patches",
-            &size8,
-            1,
-            image_modes(gpu, &di8, 1, Variant::ImagePatches, &mut oi8)?,
-        )?;
-        // At r = 2, where Auto starts running it (image_mma::AUTO_FROM_RADIUS; its integer
-        // path, whose border tiles rewrite their ghost words once the tensor copy lands under
-        // the mapping modes), and at r = 4, its largest radius (the fp16 path).
-        for r in [2, 4] {
-            modes_of(
-                "image_mma",
-                &size8,
-                r,
-                image_modes(gpu, &di8, r, Variant::ImageMma, &mut oi8)?,
-            )?;
+        for (v, r) in u8_rows {
+            modes_of(v.name(), &size8, r, image_modes(gpu, &di8, r, v, &mut oi8)?)?;
         }
     }
     Ok(())
