@@ -23,6 +23,14 @@ __device__ __forceinline__ void mma_steps(int (&acc)[CHAINS][4], const unsigned 
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+// `rounds` rounds of CHAINS independent FFMA chains.
+__device__ __forceinline__ void ffma_steps(float (&x)[CHAINS], int rounds, float m, float d) {
+    for (int i = 0; i < rounds; ++i) {
+#pragma unroll
+        for (int c = 0; c < CHAINS; ++c) x[c] = fmaf(x[c], m, d);
+    }
+}
+
 // `mma_on` / `other_on`: which warps work. MMA warps run `mma_iters` rounds of CHAINS
 // MMAs; the other warps `other_iters` rounds of CHAINS FFMAs or shared loads.
 template <int OTHER>
@@ -43,11 +51,7 @@ __global__ void split(float* out, int mma_iters, int other_iters, unsigned a0, i
         if (OTHER == FFMA) {
             float x[CHAINS];
             for (int c = 0; c < CHAINS; ++c) x[c] = float(lane + c);
-            const float m = 0.999f, d = float(a0 & 1);
-            for (int i = 0; i < other_iters; ++i) {
-#pragma unroll
-                for (int c = 0; c < CHAINS; ++c) x[c] = fmaf(x[c], m, d);
-            }
+            ffma_steps(x, other_iters, 0.999f, float(a0 & 1));
             for (int c = 0; c < CHAINS; ++c) s += x[c];
         } else {
             unsigned v = 0;
@@ -78,15 +82,9 @@ __global__ void mixed(float* out, int iters, int ffma_per_round, unsigned a0, in
     unsigned a[4] = {a0, a0 + 1, a0 + 2, a0 + 3}, b[2] = {a0 + 4, a0 + 5};
     float x[CHAINS];
     for (int c = 0; c < CHAINS; ++c) x[c] = float(lane + c);
-    const float m = 0.999f, d = float(a0 & 1);
     for (int i = 0; i < iters; ++i) {
         if (mma_on) mma_steps(acc, a, b);
-        if (ffma_on) {
-            for (int k = 0; k < ffma_per_round; ++k) {
-#pragma unroll
-                for (int c = 0; c < CHAINS; ++c) x[c] = fmaf(x[c], m, d);
-            }
-        }
+        if (ffma_on) ffma_steps(x, ffma_per_round, 0.999f, float(a0 & 1));
     }
     float s = 0;
     for (int c = 0; c < CHAINS; ++c) s += x[c] + acc[c][0] + acc[c][1] + acc[c][2] + acc[c][3];
