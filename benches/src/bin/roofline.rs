@@ -279,11 +279,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let dim = case.dim();
         // A case no wanted row takes is skipped before its input is made and copied (with
         // `--only`, the 2^28 and 512³ inputs alone took seconds of host time a call).
-        let takes = |v: Variant| wanted(v) && case.radii.iter().any(|&r| v.resolve(dim, r).is_ok());
-        if !std::iter::once(Variant::Auto)
-            .chain(Variant::all_of_dim(dim))
-            .any(takes)
-        {
+        let keeps = |v: Variant, r: usize| wanted(v) && v.resolve(dim, r).is_ok();
+        let variants = || std::iter::once(Variant::Auto).chain(Variant::all_of_dim(dim));
+        if !variants().any(|v| case.radii.iter().any(|&r| keeps(v, r))) {
             continue;
         }
         let n = b::input(&case.shape);
@@ -306,8 +304,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for &r in &case.radii {
             let m = b::mask(dim, r);
             let fma_us = (case.len() * m.len()) as f64 / fma_per_us;
-            for v in std::iter::once(Variant::Auto).chain(Variant::all_of_dim(dim)) {
-                if !wanted(v) || v.resolve(dim, r).is_err() {
+            for v in variants() {
+                if !keeps(v, r) {
                     continue;
                 }
                 let run = |o: &mut _| gpu.conv_device(&d_in, m.view(), v, o).map(|_| ());
@@ -323,17 +321,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // A separable row is wanted as `--only` and `--no-tables` (no `Auto` row) keep it; a
     // block none of whose rows is wanted is skipped before its input is made.
     let sep_wanted = |v: Variant| !(a.no_tables && v == Variant::Auto) && wanted(v);
-    let sep2_takes = |v: Variant| {
-        let r2 = |r: usize| [r as u32, r as u32, 0];
-        sep_wanted(v)
-            && a.separable_radii
-                .iter()
-                .any(|&r| v.resolve_mask(2, r2(r), true, Mode::Zero).is_ok())
-    };
-    if [Variant::Auto, Variant::Conv2dSeparable, Variant::Conv2dFast]
-        .into_iter()
-        .any(sep2_takes)
-    {
+    let sep2_vs = [Variant::Auto, Variant::Conv2dSeparable, Variant::Conv2dFast];
+    let keeps2 =
+        |v: Variant, r: usize| sep_wanted(v) && v.resolve_mask(2, [r as u32, r as u32, 0], true, Mode::Zero).is_ok();
+    if sep2_vs.iter().any(|&v| a.separable_radii.iter().any(|&r| keeps2(v, r))) {
         let n2 = b::input(&[side, side]).into_dimensionality::<ndarray::Ix2>()?;
         let d_in = gpu.upload(n2.view())?;
         let mut d_out = gpu.alloc(d_in.raw_dim())?;
@@ -352,8 +343,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let row = ndarray::Array1::from_shape_fn(k, |i| (1.0 + b::value(i as u64, 9).abs()) / k as f32);
             let full = Array2::from_shape_fn((k, k), |(y, x)| col[y] * row[x]);
             let fma_us = (side * side * 2 * k) as f64 / fma_per_us;
-            for v in [Variant::Auto, Variant::Conv2dSeparable, Variant::Conv2dFast] {
-                if !sep_wanted(v) || v.resolve_mask(2, [r as u32, r as u32, 0], true, Mode::Zero).is_err() {
+            for v in sep2_vs {
+                if !keeps2(v, r) {
                     continue;
                 }
                 let opts = Options::variant(v);
@@ -374,12 +365,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // ---- separable 3D masks, 512³, r = 1..4: given as three 1D masks
-    let sep3_takes =
-        |v: Variant| sep_wanted(v) && (1..=4u32).any(|r| v.resolve_mask(3, [r; 3], true, Mode::Zero).is_ok());
-    if [Variant::Auto, Variant::Conv3dSeparable, Variant::Conv3dFast]
-        .into_iter()
-        .any(sep3_takes)
-    {
+    let sep3_vs = [Variant::Auto, Variant::Conv3dSeparable, Variant::Conv3dFast];
+    let keeps3 = |v: Variant, r: usize| sep_wanted(v) && v.resolve_mask(3, [r as u32; 3], true, Mode::Zero).is_ok();
+    let sep3_radii = [1usize, 2, 3, 4];
+    if sep3_vs.iter().any(|&v| sep3_radii.iter().any(|&r| keeps3(v, r))) {
         let side3 = 512 / a.scale;
         let n3 = b::input(&[side3, side3, side3]).into_dimensionality::<ndarray::Ix3>()?;
         let d_in = gpu.upload(n3.view())?;
@@ -393,14 +382,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             bytes,
             copy_us,
         };
-        for r in [1usize, 2, 3, 4] {
+        for r in sep3_radii {
             let k = 2 * r + 1;
             let axis = |seed| ndarray::Array1::from_shape_fn(k, |i| (1.0 + b::value(i as u64, seed).abs()) / k as f32);
             let (depth, col, row) = (axis(10), axis(11), axis(12));
             let full = Array3::from_shape_fn((k, k, k), |(z, y, x)| depth[z] * col[y] * row[x]);
             let fma_us = (side3 * side3 * side3 * 3 * k) as f64 / fma_per_us;
-            for v in [Variant::Auto, Variant::Conv3dSeparable, Variant::Conv3dFast] {
-                if !sep_wanted(v) || v.resolve_mask(3, [r as u32; 3], true, Mode::Zero).is_err() {
+            for v in sep3_vs {
+                if !keeps3(v, r) {
                     continue;
                 }
                 let opts = Options::variant(v);
