@@ -7,6 +7,7 @@
 //! the device crate gets compiled.
 pub mod bake;
 pub mod launch_bounds;
+pub mod ptxas;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@
 //! performance bug, so any spill fails the check. ptxas runs without a GPU, so CI can do
 //! this; it comes from the PyPI wheel `nvidia-cuda-nvcc-cu12` (see scripts/setup.sh).
 use std::cmp::Ordering;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use crate::Result;
@@ -213,66 +213,13 @@ pub fn table(report: &Report) -> String {
     out
 }
 
-/// Finds ptxas: `$PTXAS`, then `PATH`, then the `nvidia-cuda-nvcc-cu12` wheel.
-/// Returns the path and where it came from.
-pub fn find_ptxas() -> Result<(PathBuf, &'static str)> {
-    if let Some(p) = std::env::var_os("PTXAS").filter(|p| !p.is_empty()) {
-        let p = PathBuf::from(p);
-        if p.components().count() > 1 {
-            if p.is_file() {
-                return Ok((p, "$PTXAS"));
-            }
-            return Err(format!("PTXAS={} does not exist", p.display()).into());
-        }
-        return in_path(p.as_os_str())
-            .map(|p| (p, "$PTXAS via PATH"))
-            .ok_or_else(|| format!("PTXAS={} is not in PATH", p.display()).into());
-    }
-    if let Some(p) = in_path("ptxas".as_ref()) {
-        return Ok((p, "PATH"));
-    }
-    if let Some(p) = from_pip_wheel() {
-        return Ok((p, "pip wheel nvidia-cuda-nvcc-cu12"));
-    }
-    Err(
-        "ptxas not found (looked at $PTXAS, PATH and the python3 package nvidia-cuda-nvcc-cu12).\n  \
-         Run scripts/setup.sh (it runs `python3 -m pip install nvidia-cuda-nvcc-cu12`), \
-         or set PTXAS=/path/to/ptxas."
-            .into(),
-    )
-}
-
-fn in_path(name: &std::ffi::OsStr) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|d| d.join(name)).find(|p| {
-        p.metadata()
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    })
-}
-
-/// `nvidia.cuda_nvcc` is a namespace package (`__file__` is None), so ask for `__path__`.
-fn from_pip_wheel() -> Option<PathBuf> {
-    let python = std::env::var_os("PYTHON").unwrap_or_else(|| "python3".into());
-    let out = Command::new(python)
-        .args(["-c", "import nvidia.cuda_nvcc as m; print(list(m.__path__)[0])"])
-        .output()
-        .ok()?;
-    if !out.status.success() {
-        return None;
-    }
-    let dir = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    let p = Path::new(&dir).join("bin").join("ptxas");
-    p.is_file().then_some(p)
-}
-
 /// Runs `ptxas -v` for `arch` on `ptx_path` and on a copy of it with every baked entry's
 /// taps baked in (`ptx_builder::bake`, the module the host JITs per mask, here with one
 /// pseudo-random mask: immediates change what ptxas allocates), both at once. Prints
 /// each table; fails if ptxas fails, if a report misses an entry of the PTX (the parser
 /// no longer understands it), or if any function spills.
 pub fn run(ptx_path: &Path, arch: &str) -> Result<()> {
-    let (ptxas, source) = find_ptxas()?;
+    let (ptxas, source) = ptx_builder::ptxas::find()?;
     println!("ptxas:     {} (from {source})", ptxas.display());
     let ptx = std::fs::read_to_string(ptx_path).map_err(|e| format!("{}: {e}", ptx_path.display()))?;
     let baked_path = ptx_path.with_extension("baked.ptx");
