@@ -18,6 +18,35 @@ use std::rc::Rc;
 /// which checked it against the kernel-family table).
 pub static PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
 
+/// The same module assembled by ptxas at build time (empty where the build had no ptxas):
+/// loading it skips the driver's JIT of [`PTX`], about 25 s a process.
+pub static CUBIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/kernels.cubin"));
+
+/// What [`CUBIN`] is ("sm_90 SASS from ptxas ..."), or why it is empty.
+pub static CUBIN_ABOUT: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.cubin.txt"));
+
+/// Loads the kernels: [`CUBIN`] where it is there, the device runs it and `GPUCONV_JIT`
+/// is not `1`; else [`PTX`] through the driver's JIT (any other GPU, or a driver too old
+/// for the build's ptxas). Returns the module and which image it came from.
+fn load_kernels() -> Result<(Module, String)> {
+    let jit = std::env::var("GPUCONV_JIT").is_ok_and(|v| v == "1");
+    let why_jit = if jit {
+        "GPUCONV_JIT=1".to_string()
+    } else if CUBIN.is_empty() {
+        format!("no cubin embedded: {CUBIN_ABOUT}")
+    } else {
+        match Module::from_cubin(CUBIN, &[]) {
+            Ok(m) => return Ok((m, CUBIN_ABOUT.to_string())),
+            Err(e @ CudaError::OutOfMemory) => return Err(Error::Cuda(e)),
+            Err(e) => format!("the device refused the cubin ({CUBIN_ABOUT}): {e}"),
+        }
+    };
+    Ok((
+        Module::from_ptx(PTX, &[])?,
+        format!("PTX, JIT-compiled by the driver ({why_jit})"),
+    ))
+}
+
 /// What a family that takes its mask by pointer reads (`MaskLoc::Global`,
 /// `MaskLoc::MmaTable`), built from the taps on the host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,7 +107,8 @@ pub(crate) struct Code<'a> {
 }
 
 /// A CUDA context with the convolution module loaded. Create one and reuse it: module
-/// load (the driver's JIT of the PTX) is the slow part. Device arrays borrow it, so none
+/// load is the slow part (milliseconds from the embedded cubin, about 25 s where the
+/// driver JITs the PTX). Device arrays borrow it, so none
 /// outlives the context that owns its memory.
 pub struct Gpu {
     // Field order is drop order: module and buffers go before the context.
@@ -126,6 +156,8 @@ pub struct Gpu {
     /// What [`Gpu::median_us`] launches before each start event to hold the stream busy
     /// (`Gpu::hold_timing`): the FMA probe's output buffer and its loop trips.
     pub(crate) hold: RefCell<Option<(DeviceBuffer<f32>, u32)>>,
+    /// Which image of the kernels [`load_kernels`] loaded, in words.
+    image: String,
     _ctx: Context,
 }
 
@@ -198,7 +230,7 @@ impl Gpu {
     /// machine has no usable CUDA device.
     pub fn new() -> Result<Gpu> {
         let ctx = cust::quick_init().map_err(|e| Error::NoGpu(e.to_string()))?;
-        let module = Module::from_ptx(PTX, &[])?;
+        let (module, image) = load_kernels()?;
         // A blocking stream: the synchronous symbol copies on the legacy default stream
         // wait for kernels still reading the previous mask.
         let stream = Stream::new(StreamFlags::DEFAULT, None)?;
@@ -223,8 +255,23 @@ impl Gpu {
             ptx_items: OnceCell::new(),
             baked_built: Cell::new(0),
             hold: RefCell::new(None),
+            image,
             _ctx: ctx,
         })
+    }
+
+    /// Which image of the kernels runs: the embedded cubin ("sm_90 SASS from ptxas ...")
+    /// or the PTX through the driver's JIT, and why.
+    pub fn kernel_image(&self) -> &str {
+        &self.image
+    }
+
+    /// The device's architecture as ptxas names it, e.g. "sm_90" on the H200.
+    pub fn arch(&self) -> Result<String> {
+        let d = cust::device::Device::get_device(0)?;
+        let major = d.get_attribute(DeviceAttribute::ComputeCapabilityMajor)?;
+        let minor = d.get_attribute(DeviceAttribute::ComputeCapabilityMinor)?;
+        Ok(format!("sm_{major}{minor}"))
     }
 
     /// The device's name, e.g. "NVIDIA H200".

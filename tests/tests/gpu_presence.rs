@@ -23,3 +23,21 @@ fn gpu_tests_run_exactly_when_a_gpu_is_usable() {
     // Straight to the stderr handle: libtest captures `eprintln!` of passing tests.
     let _ = writeln!(std::io::stderr(), "\n{bar}\n{text}\n{bar}");
 }
+
+/// On the GPU the build assembled its cubin for, the kernels load from that cubin, not
+/// through the driver's JIT of the PTX (unless `GPUCONV_JIT=1` asks for the JIT); on any
+/// other GPU, or with no cubin embedded, they load from the PTX and say why.
+#[test]
+#[cfg_attr(not(gpu_present), ignore = "no GPU on this machine: GPU test NOT run (kernel image)")]
+fn kernels_load_from_the_cubin_on_its_gpu() {
+    let gpu = gpuconv_tests::gpu();
+    let arch = gpu.arch().unwrap();
+    let jit = std::env::var("GPUCONV_JIT").is_ok_and(|v| v == "1");
+    let image = gpu.kernel_image();
+    let _ = writeln!(std::io::stderr(), "kernels on {arch}: {image}");
+    if !jit && !gpuconv::gpu::CUBIN.is_empty() && gpuconv::gpu::CUBIN_ABOUT.starts_with(&format!("{arch} ")) {
+        assert_eq!(image, gpuconv::gpu::CUBIN_ABOUT);
+    } else {
+        assert!(image.starts_with("PTX, JIT-compiled"), "{image}");
+    }
+}

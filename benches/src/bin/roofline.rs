@@ -197,6 +197,7 @@ fn spot_check_image<T: gpuconv::Pixel>(got: &Array3<T>, img: &Array3<T>, m: Arra
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let a = Args::parse();
+    let load = std::time::Instant::now();
     let gpu = match Gpu::new() {
         Ok(g) => g,
         Err(Error::NoGpu(why)) => {
@@ -206,6 +207,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Err(e) => return Err(e.into()),
     };
     println!("GPU: {}", gpu.device_name()?);
+    println!(
+        "kernels: {} (Gpu::new {:.2} s)",
+        gpu.kernel_image(),
+        load.elapsed().as_secs_f64()
+    );
 
     // Compute roofline: the FMA probe over many waves, its median rate.
     let mut probe = gpu.alloc(132 * 2048 * 8)?;

@@ -254,6 +254,7 @@ fn main_job(a: &Args) -> Result<(), Box<dyn std::error::Error>> {
     };
     if let Some(g) = &gpu {
         println!("GPU: {}", g.device_name()?);
+        println!("kernels: {}", g.kernel_image());
     }
     println!(
         "{:<22} {:>12} {:>3} {:>10} {:>8} {:>10} {:>5}",
