@@ -4,7 +4,7 @@
 //! - here, `cargo xtask ab NAME=REF...` builds the roofline report (and any test binaries
 //!   `--tests` names, GPU tests compiled in) of each git revision (`.`: the working tree
 //!   as it is) in a worktree under `target/ab/`, and packs them with this xtask into
-//!   `.ab.tgz`;
+//!   `.ab.txz`;
 //! - on the GPU machine, `.ab/xtask ab-run --only FAMILY` runs each build's roofline
 //!   report in turn, `--rounds` times, then each build's test binaries once, logs to
 //!   `$OUT/ab.log`, and prints every case's median per build beside the first build's.
@@ -70,7 +70,7 @@ fn describe(root: &Path, rev: &str) -> Result<String> {
 }
 
 /// `cargo xtask ab`: builds every revision's roofline report (and the test binaries
-/// `tests` names) and packs them, with this xtask, into `.ab.tgz`.
+/// `tests` names) and packs them, with this xtask, into `.ab.txz`.
 pub fn bundle(root: &Path, builds: &[Build], tests: &[String]) -> Result<()> {
     let mut names: Vec<&str> = builds.iter().map(|b| b.name.as_str()).collect();
     names.sort_unstable();
@@ -133,14 +133,14 @@ pub fn bundle(root: &Path, builds: &[Build], tests: &[String]) -> Result<()> {
         .into_iter()
         .filter(|e| e.file_name().is_some_and(|n| n != "builds"))
         .collect();
-    let tgz = strip_and_pack(root, AB, &exes)?;
-    let size = fs::metadata(&tgz)?.len();
     print!("{listing}");
-    println!("ab: {} ({size} bytes; the device tool carries 64 MiB)", tgz.display());
-    println!("on the GPU machine: tar xzf {AB}.tgz && {AB}/xtask ab-run --only <variant> [--rounds 2]");
-    if size > 64 << 20 {
-        return Err(format!("{} is over 64 MiB: fewer builds or test binaries", tgz.display()).into());
-    }
+    let packed = strip_and_pack(root, AB, &exes).map_err(|e| format!("{e}: fewer builds or test binaries"))?;
+    let size = fs::metadata(&packed)?.len();
+    println!(
+        "ab: {} ({size} bytes; the device tool carries 64 MiB)",
+        packed.display()
+    );
+    println!("on the GPU machine: tar xJf {AB}.txz && {AB}/xtask ab-run --only <variant> [--rounds 2]");
     Ok(())
 }
 
@@ -235,7 +235,7 @@ pub fn summary(names: &[String], times: &BTreeMap<CaseKey, Vec<Vec<f64>>>) -> St
 pub fn run(rounds: usize, reps: usize, only: &[String], test_filter: &[String]) -> Result<()> {
     let d = PathBuf::from(AB);
     let listing =
-        fs::read_to_string(d.join("builds")).map_err(|e| format!("{AB}/builds: {e} (unpack .ab.tgz here)"))?;
+        fs::read_to_string(d.join("builds")).map_err(|e| format!("{AB}/builds: {e} (unpack .ab.txz here)"))?;
     let names: Vec<String> = listing
         .lines()
         .filter_map(|l| l.split_whitespace().next().map(String::from))

@@ -1,6 +1,6 @@
 //! Device chores. The GPU machine has no Rust toolchain: `cargo xtask bundle` builds every
 //! binary a GPU run needs here, with the GPU tests compiled in, into `.dc1/` (with this
-//! xtask binary itself and the peers' sources) and packs it as `.dc1.tgz`; on the GPU
+//! xtask binary itself and the peers' sources) and packs it as `.dc1.txz`; on the GPU
 //! machine `.dc1/xtask device PART...` runs the parts and writes their logs to `$OUT`.
 //! Every part's exit status counts: the run fails if any test binary, program or
 //! sanitizer check does.
@@ -117,7 +117,7 @@ pub(crate) fn built_executables_in(
 /// `cargo xtask bundle`: builds (GPU tests compiled in) the main job, the roofline report,
 /// the criterion bench, the sanitize program, every test binary of the library and its
 /// test crate, and this xtask; copies them and the peers' sources into `.dc1/`, strips
-/// them, and packs `.dc1.tgz` (the PTX embedded in every binary compresses well).
+/// them, and packs `.dc1.txz` (the PTX and cubin embedded in every binary compress well).
 pub fn bundle(root: &Path) -> Result<()> {
     let out = root.join(BUNDLE);
     if out.exists() {
@@ -191,15 +191,16 @@ pub fn bundle(root: &Path) -> Result<()> {
             exes.push(p);
         }
     }
-    let tgz = strip_and_pack(root, BUNDLE, &exes)?;
-    println!("bundle: {} ({} bytes)", tgz.display(), fs::metadata(&tgz)?.len());
-    println!("on the GPU machine: tar xzf {BUNDLE}.tgz && {BUNDLE}/xtask device tests sanitize main roofline peers criterion");
+    let packed = strip_and_pack(root, BUNDLE, &exes)?;
+    println!("bundle: {} ({} bytes)", packed.display(), fs::metadata(&packed)?.len());
+    println!("on the GPU machine: tar xJf {BUNDLE}.txz && {BUNDLE}/xtask device tests sanitize main roofline peers criterion");
     Ok(())
 }
 
-/// Strips the executables `exes` (symbols are of no use on the GPU machine, and what it
-/// carries must stay under the device tool's 64 MiB) and packs the folder `folder` of
-/// `root` as `folder.tgz`, which it returns.
+/// Strips the executables `exes` (symbols are of no use on the GPU machine) and packs the
+/// folder `folder` of `root` as `folder.txz`, which it returns. xz, not gzip: every
+/// binary embeds the PTX and the cubin, and what the device tool carries must stay under
+/// 64 MiB (the whole bundle: about 70 MB as gzip, 32 MB as xz). Fails above 64 MiB.
 pub(crate) fn strip_and_pack(root: &Path, folder: &str, exes: &[PathBuf]) -> Result<PathBuf> {
     for p in exes {
         check({
@@ -208,13 +209,25 @@ pub(crate) fn strip_and_pack(root: &Path, folder: &str, exes: &[PathBuf]) -> Res
             c
         })?;
     }
-    let tgz = root.join(format!("{folder}.tgz"));
+    let packed = root.join(format!("{folder}.txz"));
     check({
         let mut c = Command::new("tar");
-        c.current_dir(root).arg("czf").arg(&tgz).arg(folder);
+        c.current_dir(root)
+            .env("XZ_OPT", "-T0")
+            .arg("cJf")
+            .arg(&packed)
+            .arg(folder);
         c
     })?;
-    Ok(tgz)
+    let size = fs::metadata(&packed)?.len();
+    if size > 64 << 20 {
+        return Err(format!(
+            "{} is {size} bytes, over the 64 MiB the device tool carries",
+            packed.display()
+        )
+        .into());
+    }
+    Ok(packed)
 }
 
 /// The folder logs go to: `$OUT` (the device tool's return folder) or a temporary one.

@@ -29,7 +29,7 @@ enum Task {
     /// `ptx`, then run ptxas -v on the PTX: per-kernel registers/spills/smem table; fails on spills.
     Ptxas(ArchArg),
     /// Build every binary a GPU run needs (GPU tests compiled in) into `.dc1/` and pack
-    /// `.dc1.tgz`, for the GPU machine, which has no Rust toolchain.
+    /// `.dc1.txz`, for the GPU machine, which has no Rust toolchain.
     Bundle,
     /// On the GPU machine, from the repository root with `.dc1/` unpacked: run the parts,
     /// logs in `$OUT`. Fails if any part fails.
@@ -53,7 +53,7 @@ enum Task {
         ncu_only: String,
     },
     /// Build the roofline report (and the test binaries `--tests` names) of each
-    /// revision into `.ab/` and pack `.ab.tgz`, to time them alternating in one GPU run.
+    /// revision into `.ab/` and pack `.ab.txz`, to time them alternating in one GPU run.
     Ab {
         /// Test binaries of gpuconv-tests to build per revision (e.g. `images`).
         #[arg(long, value_delimiter = ',')]
