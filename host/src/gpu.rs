@@ -19,7 +19,7 @@ use std::rc::Rc;
 pub static PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
 
 /// The same module assembled by ptxas at build time (empty where the build had no ptxas):
-/// loading it skips the driver's JIT of [`PTX`], about 25 s a process.
+/// loading it skips the driver's JIT of [`PTX`], about a minute on the H200's machine.
 pub static CUBIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/kernels.cubin"));
 
 /// What [`CUBIN`] is ("sm_90 SASS from ptxas ..."), or why it is empty.
@@ -107,8 +107,8 @@ pub(crate) struct Code<'a> {
 }
 
 /// A CUDA context with the convolution module loaded. Create one and reuse it: module
-/// load is the slow part (milliseconds from the embedded cubin, about 25 s where the
-/// driver JITs the PTX). Device arrays borrow it, so none
+/// load is the slow part (a fraction of a second from the embedded cubin, about a minute
+/// where the driver JITs the PTX and its cache does not hold it). Device arrays borrow it, so none
 /// outlives the context that owns its memory.
 pub struct Gpu {
     // Field order is drop order: module and buffers go before the context.
