@@ -284,8 +284,8 @@ pub fn sanitizer_clean(log: &str) -> bool {
 
 /// `xtask device PART...`: runs the parts from the bundle (the working directory holds
 /// `.dc1/`), logs in `$OUT`; fails if any part failed. `sanitize`: the tools and the
-/// families it runs (all of either if none given).
-pub fn run(parts: &[Part], sanitize: (&[String], &[String]), ncu: (&str, &str)) -> Result<()> {
+/// families it runs (all of either if none given). `pack`: [`pack_logs`] at the end.
+pub fn run(parts: &[Part], sanitize: (&[String], &[String]), ncu: (&str, &str), pack: bool) -> Result<()> {
     let tools = sanitize.0;
     let d = PathBuf::from(BUNDLE);
     let logs = log_dir();
@@ -426,6 +426,9 @@ pub fn run(parts: &[Part], sanitize: (&[String], &[String]), ncu: (&str, &str)) 
         }
         println!("===== {part:?}: {}", if ok { "ok" } else { "FAILED" });
     }
+    if pack {
+        pack_logs(&logs)?;
+    }
     if failed.is_empty() {
         println!("device run: every part ok");
         Ok(())
@@ -434,9 +437,60 @@ pub fn run(parts: &[Part], sanitize: (&[String], &[String]), ncu: (&str, &str)) 
     }
 }
 
+/// Packs the files of `logs` into `logs/logs.tgz` and removes them (folders and an earlier
+/// `logs.tgz` stay). A run cut short leaves its logs as they are.
+pub(crate) fn pack_logs(logs: &Path) -> Result<()> {
+    let mut names: Vec<String> = Vec::new();
+    for e in fs::read_dir(logs)? {
+        let e = e?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        if e.file_type()?.is_file() && name != "logs.tgz" {
+            names.push(name);
+        }
+    }
+    names.sort();
+    check({
+        let mut c = Command::new("tar");
+        c.current_dir(logs).arg("czf").arg("logs.tgz").args(&names);
+        c
+    })?;
+    for n in &names {
+        fs::remove_file(logs.join(n))?;
+    }
+    println!(
+        "logs: {} files packed into {}",
+        names.len(),
+        logs.join("logs.tgz").display()
+    );
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pack_logs_packs_files_and_leaves_folders() {
+        let dir = std::env::temp_dir().join(format!("gpuconv-pack-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.join("sub")).unwrap();
+        fs::write(dir.join("a.log"), "a").unwrap();
+        fs::write(dir.join("b.svg"), "b").unwrap();
+        pack_logs(&dir).unwrap();
+        let mut left: Vec<String> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["logs.tgz", "sub"]);
+        let listed = Command::new("tar")
+            .arg("tzf")
+            .arg(dir.join("logs.tgz"))
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&listed.stdout), "a.log\nb.svg\n");
+        fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn sanitizer_summaries_are_read() {

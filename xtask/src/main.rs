@@ -51,6 +51,10 @@ enum Task {
         /// `ncu`: the variants the roofline run times (a substring of their names).
         #[arg(long, default_value = "fast")]
         ncu_only: String,
+        /// At the end, pack every log into `$OUT/logs.tgz` and remove them: the device
+        /// tool brings back at most 8 files from `$OUT`, and a whole run writes more.
+        #[arg(long)]
+        pack: bool,
     },
     /// Build the roofline report (and the test binaries `--tests` names) of each
     /// revision into `.ab/` and pack `.ab.txz`, to time them alternating in one GPU run.
@@ -126,7 +130,8 @@ fn run(cli: Cli) -> Result<()> {
             families,
             ncu_kernels,
             ncu_only,
-        } => device::run(&parts, (&tools, &families), (&ncu_kernels, &ncu_only)),
+            pack,
+        } => device::run(&parts, (&tools, &families), (&ncu_kernels, &ncu_only), pack),
         Task::Ci(a) => {
             let path = ptx::build_and_check(&root, &a.arch)?;
             ptxas::run(&path, &a.arch)?;
