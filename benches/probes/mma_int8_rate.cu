@@ -6,6 +6,7 @@
 // Build and run on the GPU machine: nvcc -O3 -arch=sm_90 mma_int8_rate.cu -o r && ./r
 #include <cstdio>
 #include <cuda_runtime.h>
+#include "mma_s8_steps.cuh"
 #include "probe_timing.cuh"
 template <int CHAINS>
 __global__ void mma_f16(float* out, int iters, unsigned a0) {
@@ -26,13 +27,7 @@ template <int CHAINS>
 __global__ void mma_s8(float* out, int iters, unsigned a0) {
     int acc[CHAINS][4] = {};
     unsigned a[4] = {a0, a0 + 1, a0 + 2, a0 + 3}, b[2] = {a0 + 4, a0 + 5};
-    for (int i = 0; i < iters; ++i) {
-#pragma unroll
-        for (int c = 0; c < CHAINS; ++c)
-            asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                : "+r"(acc[c][0]), "+r"(acc[c][1]), "+r"(acc[c][2]), "+r"(acc[c][3])
-                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-    }
+    for (int i = 0; i < iters; ++i) mma_s8_steps<CHAINS>(acc, a, b);
     int s = 0;
     for (int c = 0; c < CHAINS; ++c) s += acc[c][0] + acc[c][1] + acc[c][2] + acc[c][3];
     out[blockIdx.x * blockDim.x + threadIdx.x] = s;

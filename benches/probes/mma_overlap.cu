@@ -10,18 +10,11 @@
 // Build and run on the GPU machine: nvcc -O3 -arch=sm_90 mma_overlap.cu -o o && ./o
 #include <cstdio>
 #include <cuda_runtime.h>
+#include "mma_s8_steps.cuh"
 #include "probe_timing.cuh"
 
 constexpr int CHAINS = 8;
 enum Other { FFMA = 0, LDS = 1 };
-
-__device__ __forceinline__ void mma_steps(int (&acc)[CHAINS][4], const unsigned (&a)[4], const unsigned (&b)[2]) {
-#pragma unroll
-    for (int c = 0; c < CHAINS; ++c)
-        asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                     : "+r"(acc[c][0]), "+r"(acc[c][1]), "+r"(acc[c][2]), "+r"(acc[c][3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
 
 // `rounds` rounds of CHAINS independent FFMA chains.
 __device__ __forceinline__ void ffma_steps(float (&x)[CHAINS], int rounds, float m, float d) {
@@ -44,7 +37,7 @@ __global__ void split(float* out, int mma_iters, int other_iters, unsigned a0, i
         if (!mma_on) return;
         int acc[CHAINS][4] = {};
         unsigned a[4] = {a0, a0 + 1, a0 + 2, a0 + 3}, b[2] = {a0 + 4, a0 + 5};
-        for (int i = 0; i < mma_iters; ++i) mma_steps(acc, a, b);
+        for (int i = 0; i < mma_iters; ++i) mma_s8_steps<CHAINS>(acc, a, b);
         for (int c = 0; c < CHAINS; ++c) s += acc[c][0] + acc[c][1] + acc[c][2] + acc[c][3];
     } else {
         if (!other_on) return;
@@ -83,7 +76,7 @@ __global__ void mixed(float* out, int iters, int ffma_per_round, unsigned a0, in
     float x[CHAINS];
     for (int c = 0; c < CHAINS; ++c) x[c] = float(lane + c);
     for (int i = 0; i < iters; ++i) {
-        if (mma_on) mma_steps(acc, a, b);
+        if (mma_on) mma_s8_steps<CHAINS>(acc, a, b);
         if (ffma_on) ffma_steps(x, ffma_per_round, 0.999f, float(a0 & 1));
     }
     float s = 0;
