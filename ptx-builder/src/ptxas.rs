@@ -91,3 +91,35 @@ pub fn assemble_cubin(ptxas: &Path, ptx: &Path, arch: &str, out: &Path) -> Resul
             format!("ptxas {}", v.trim())
         }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A one-kernel module: ptxas makes an ELF cubin of it and names its version; a broken
+    /// module is an error that carries ptxas's message. Needs ptxas (`scripts/setup.sh`
+    /// installs it, as for `cargo xtask ptxas`): without one the test fails, saying so.
+    #[test]
+    fn assembles_a_cubin_and_reports_failures() {
+        let (ptxas, _) = find().unwrap_or_else(|e| panic!("{e}"));
+        let dir = std::env::temp_dir().join(format!("gpuconv-ptxas-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (ptx, bad, out) = (dir.join("k.ptx"), dir.join("bad.ptx"), dir.join("k.cubin"));
+        std::fs::write(
+            &ptx,
+            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n",
+        )
+        .unwrap();
+        let version = assemble_cubin(&ptxas, &ptx, "sm_90", &out).unwrap();
+        assert!(version.starts_with("ptxas 1"), "{version}");
+        assert_eq!(&std::fs::read(&out).unwrap()[..4], b"\x7fELF");
+        std::fs::write(
+            &bad,
+            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\tnot_an_op;\n}\n",
+        )
+        .unwrap();
+        let err = assemble_cubin(&ptxas, &bad, "sm_90", &dir.join("bad.cubin")).unwrap_err();
+        assert!(err.contains("ptxas failed"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
