@@ -108,8 +108,8 @@ pub(crate) struct Code<'a> {
 
 /// A CUDA context with the convolution module loaded. Create one and reuse it: module
 /// load is the slow part (a fraction of a second from the embedded cubin, about a minute
-/// where the driver JITs the PTX and its cache does not hold it). Device arrays borrow it, so none
-/// outlives the context that owns its memory.
+/// where the driver JITs the PTX and its cache does not hold it). Device arrays borrow
+/// it, so none outlives the context that owns its memory.
 pub struct Gpu {
     // Field order is drop order: module and buffers go before the context.
     module: Module,
