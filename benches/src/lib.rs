@@ -5,6 +5,11 @@ use gpuconv::reference::{correlate_at, tolerance};
 use gpuconv::Mode;
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
+/// A shape as the reports write it: `8192x8192`, `268435456`.
+pub fn size(shape: &[usize]) -> String {
+    shape.iter().map(|s| s.to_string()).collect::<Vec<_>>().join("x")
+}
+
 /// One benchmark case: an array shape and the radii to time on it.
 #[derive(Clone, Debug)]
 pub struct Case {
@@ -21,7 +26,7 @@ impl Case {
     }
     /// `8192x8192`-style size.
     pub fn size(&self) -> String {
-        self.shape.iter().map(|s| s.to_string()).collect::<Vec<_>>().join("x")
+        size(&self.shape)
     }
     /// The bench and report id of radius `r`: `conv2d_8192x8192_r3`.
     pub fn id(&self, r: usize) -> String {

@@ -140,6 +140,30 @@ struct Case {
 }
 
 impl Case {
+    /// An f32 case of `kind` on the input `n`: `n` uploaded, an output of its shape, and
+    /// the device-to-device copy of its bytes timed (median of `reps` after 3 warm-ups).
+    #[allow(clippy::type_complexity)]
+    fn upload<'g, D: ndarray::Dimension>(
+        gpu: &'g Gpu,
+        n: ndarray::ArrayView<f32, D>,
+        kind: Kind,
+        reps: usize,
+    ) -> Result<(Case, DeviceArray<'g, D>, DeviceArray<'g, D>), Box<dyn std::error::Error>> {
+        let (dim, len) = (n.ndim(), n.len());
+        let size = b::size(n.shape());
+        let d_in = gpu.upload(n)?;
+        let mut d_out = gpu.alloc(d_in.raw_dim())?;
+        let copy_us = gpu.median_us(3, reps, || gpu.copy_device(&d_in, &mut d_out))?;
+        let case = Case {
+            kind,
+            dim,
+            size,
+            bytes: 2.0 * (len * 4) as f64,
+            copy_us,
+        };
+        Ok((case, d_in, d_out))
+    }
+
     /// The row of `v` at radius `r`: `run` timed (median of `reps` after 3 warm-ups), then
     /// the output it left in `out` spot-checked by `check` (a failure counted in
     /// `failures`).
@@ -291,22 +315,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             continue;
         }
         let n = b::input(&case.shape);
-        let d_in = gpu.upload(n.view())?;
-        let mut d_out = gpu.alloc(d_in.raw_dim())?;
-        let bytes = 2.0 * (case.len() * 4) as f64;
-        let copy_us = gpu.median_us(3, a.reps, || gpu.copy_device(&d_in, &mut d_out))?;
+        let (general, d_in, mut d_out) = Case::upload(&gpu, n.view(), Kind::General, a.reps)?;
         println!(
-            "memory roofline (device-to-device copy, {} f32): {copy_us:.1} us = {:.0} GB/s",
-            case.size(),
-            bytes / copy_us / 1e3
+            "memory roofline (device-to-device copy, {} f32): {:.1} us = {:.0} GB/s",
+            general.size,
+            general.copy_us,
+            general.bytes / general.copy_us / 1e3
         );
-        let general = Case {
-            kind: Kind::General,
-            dim,
-            size: case.size(),
-            bytes,
-            copy_us,
-        };
         for &r in &case.radii {
             let m = b::mask(dim, r);
             let fma_us = (case.len() * m.len()) as f64 / fma_per_us;
@@ -322,98 +337,38 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
 
-    // ---- separable masks, 8192², r = 2..32: given as two 1D masks
+    // ---- separable masks given as per-axis 1D masks: 8192², r = 2..32 (a column and a
+    // row mask) and 512³, r = 1..4 (a depth, a column and a row mask)
     let side = 8192 / a.scale;
-    // A separable row is wanted as `--only` and `--no-tables` (no `Auto` row) keep it; a
-    // block none of whose rows is wanted is skipped before its input is made.
-    let sep_wanted = |v: Variant| !(a.no_tables && v == Variant::Auto) && wanted(v);
-    let sep2_vs = [Variant::Auto, Variant::Conv2dSeparable, Variant::Conv2dFast];
-    let keeps2 =
-        |v: Variant, r: usize| sep_wanted(v) && v.resolve_mask(2, [r as u32, r as u32, 0], true, Mode::Zero).is_ok();
-    if sep2_vs.iter().any(|&v| a.separable_radii.iter().any(|&r| keeps2(v, r))) {
-        let n2 = b::input(&[side, side]).into_dimensionality::<ndarray::Ix2>()?;
-        let d_in = gpu.upload(n2.view())?;
-        let mut d_out = gpu.alloc(d_in.raw_dim())?;
-        let bytes = 2.0 * (side * side * 4) as f64;
-        let copy_us = gpu.median_us(3, a.reps, || gpu.copy_device(&d_in, &mut d_out))?;
-        let sep2 = Case {
-            kind: Kind::Separable,
-            dim: 2,
-            size: format!("{side}x{side}"),
-            bytes,
-            copy_us,
-        };
-        for &r in &a.separable_radii {
-            let k = 2 * r + 1;
-            let col = ndarray::Array1::from_shape_fn(k, |i| (1.0 + b::value(i as u64, 8).abs()) / k as f32);
-            let row = ndarray::Array1::from_shape_fn(k, |i| (1.0 + b::value(i as u64, 9).abs()) / k as f32);
-            let full = Array2::from_shape_fn((k, k), |(y, x)| col[y] * row[x]);
-            let fma_us = (side * side * 2 * k) as f64 / fma_per_us;
-            for v in sep2_vs {
-                if !keeps2(v, r) {
-                    continue;
-                }
-                let opts = Options::variant(v);
-                let run = |o: &mut _| {
-                    gpu.correlate_separable_device(&d_in, col.view(), row.view(), opts, o)
-                        .map(|_| ())
-                };
-                let check = |o: &DeviceArray<_>| {
-                    let got = o.to_host()?.into_dyn();
-                    let (n, m) = (n2.view().into_dyn(), full.view().into_dyn());
-                    Ok(b::spot_check(got.view(), n, m, Mode::Zero))
-                };
-                let case = (v, r, fma_us);
-                rows.push(sep2.row(&gpu, a.reps, case, &mut d_out, run, check, &mut failures)?);
-            }
-        }
-        drop((d_in, d_out));
-    }
-
-    // ---- separable 3D masks, 512³, r = 1..4: given as three 1D masks
-    let sep3_vs = [Variant::Auto, Variant::Conv3dSeparable, Variant::Conv3dFast];
-    let keeps3 = |v: Variant, r: usize| sep_wanted(v) && v.resolve_mask(3, [r as u32; 3], true, Mode::Zero).is_ok();
-    let sep3_radii = [1usize, 2, 3, 4];
-    if sep3_vs.iter().any(|&v| sep3_radii.iter().any(|&r| keeps3(v, r))) {
-        let side3 = 512 / a.scale;
-        let n3 = b::input(&[side3, side3, side3]).into_dimensionality::<ndarray::Ix3>()?;
-        let d_in = gpu.upload(n3.view())?;
-        let mut d_out = gpu.alloc(d_in.raw_dim())?;
-        let bytes = 2.0 * (side3 * side3 * side3 * 4) as f64;
-        let copy_us = gpu.median_us(3, a.reps, || gpu.copy_device(&d_in, &mut d_out))?;
-        let sep3 = Case {
-            kind: Kind::Separable,
-            dim: 3,
-            size: format!("{side3}x{side3}x{side3}"),
-            bytes,
-            copy_us,
-        };
-        for r in sep3_radii {
-            let k = 2 * r + 1;
-            let axis = |seed| ndarray::Array1::from_shape_fn(k, |i| (1.0 + b::value(i as u64, seed).abs()) / k as f32);
-            let (depth, col, row) = (axis(10), axis(11), axis(12));
-            let full = Array3::from_shape_fn((k, k, k), |(z, y, x)| depth[z] * col[y] * row[x]);
-            let fma_us = (side3 * side3 * side3 * 3 * k) as f64 / fma_per_us;
-            for v in sep3_vs {
-                if !keeps3(v, r) {
-                    continue;
-                }
-                let opts = Options::variant(v);
-                let run = |o: &mut _| {
-                    gpu.correlate_separable_3d_device(&d_in, depth.view(), col.view(), row.view(), opts, o)
-                        .map(|_| ())
-                };
-                let check = |o: &DeviceArray<_>| {
-                    let got = o.to_host()?.into_dyn();
-                    let (n, m) = (n3.view().into_dyn(), full.view().into_dyn());
-                    Ok(b::spot_check(got.view(), n, m, Mode::Zero))
-                };
-                let case = (v, r, fma_us);
-                rows.push(sep3.row(&gpu, a.reps, case, &mut d_out, run, check, &mut failures)?);
-            }
-        }
-        drop((d_in, d_out));
-    }
+    let sep2 = [Variant::Auto, Variant::Conv2dSeparable, Variant::Conv2dFast];
+    let sep3 = [Variant::Auto, Variant::Conv3dSeparable, Variant::Conv3dFast];
+    let block2 = (&a.separable_radii[..], &sep2[..], &[8, 9][..]);
+    let block3 = (&[1, 2, 3, 4][..], &sep3[..], &[10, 11, 12][..]);
+    let run2 = |d: &DeviceArray<_>, ax: &[ndarray::Array1<f32>], opts, o: &mut DeviceArray<_>| {
+        gpu.correlate_separable_device(d, ax[0].view(), ax[1].view(), opts, o)
+    };
+    let run3 = |d: &DeviceArray<_>, ax: &[ndarray::Array1<f32>], opts, o: &mut DeviceArray<_>| {
+        gpu.correlate_separable_3d_device(d, ax[0].view(), ax[1].view(), ax[2].view(), opts, o)
+    };
+    rows.extend(separable_rows(
+        &gpu,
+        &a,
+        [side; 2],
+        block2,
+        fma_per_us,
+        run2,
+        &mut failures,
+    )?);
+    let side3 = 512 / a.scale;
+    rows.extend(separable_rows(
+        &gpu,
+        &a,
+        [side3; 3],
+        block3,
+        fma_per_us,
+        run3,
+        &mut failures,
+    )?);
 
     // ---- 3-channel interleaved images, 8192², u8 and f32, r = 1..4
     rows.extend(image_rows::<f32>(&gpu, &a, side, fma_per_us, &mut failures)?);
@@ -468,6 +423,59 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err(format!("{failures} case(s) disagree with the CPU reference").into());
     }
     Ok(())
+}
+
+/// The rows of one separable block: an input of `shape`, a mask of `shape.len()` 1D axis
+/// masks at each of `radii` (axis `i` drawn with seed `seeds[i]`, positive, each summing
+/// to about 1), each of `variants` run through `run` and spot-checked against the full
+/// mask (their outer product). A row is kept as `--only` and `--no-tables` (no `Auto`
+/// row) say; a block none of whose rows is kept is skipped before its input is made.
+fn separable_rows<D: ndarray::Dimension>(
+    gpu: &Gpu,
+    a: &Args,
+    shape: impl ndarray::IntoDimension<Dim = D>,
+    (radii, variants, seeds): (&[usize], &[Variant], &[u64]),
+    fma_per_us: f64,
+    run: impl Fn(&DeviceArray<D>, &[ndarray::Array1<f32>], Options, &mut DeviceArray<D>) -> gpuconv::Result<Variant>,
+    failures: &mut usize,
+) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    let shape = shape.into_dimension();
+    let dim = shape.ndim();
+    let keeps = |v: Variant, r: usize| {
+        let mut rs = [0u32; 3];
+        rs[..dim].fill(r as u32);
+        !(a.no_tables && v == Variant::Auto)
+            && v.name().contains(&a.only)
+            && v.resolve_mask(dim, rs, true, Mode::Zero).is_ok()
+    };
+    let mut rows = Vec::new();
+    if !variants.iter().any(|&v| radii.iter().any(|&r| keeps(v, r))) {
+        return Ok(rows);
+    }
+    let n = b::input(shape.slice()).into_dimensionality::<D>()?;
+    let (case, d_in, mut d_out) = Case::upload(gpu, n.view(), Kind::Separable, a.reps)?;
+    for &r in radii {
+        let k = 2 * r + 1;
+        let axes: Vec<_> = seeds
+            .iter()
+            .map(|&seed| ndarray::Array1::from_shape_fn(k, |i| (1.0 + b::value(i as u64, seed).abs()) / k as f32))
+            .collect();
+        let full = ndarray::ArrayD::from_shape_fn(vec![k; dim], |at| (0..dim).map(|i| axes[i][at[i]]).product::<f32>());
+        let fma_us = (n.len() * dim * k) as f64 / fma_per_us;
+        for &v in variants {
+            if !keeps(v, r) {
+                continue;
+            }
+            let opts = Options::variant(v);
+            let run = |o: &mut _| run(&d_in, &axes, opts, o).map(|_| ());
+            let check = |o: &DeviceArray<D>| {
+                let got = o.to_host()?.into_dyn();
+                Ok(b::spot_check(got.view(), n.view().into_dyn(), full.view(), Mode::Zero))
+            };
+            rows.push(case.row(gpu, a.reps, (v, r, fma_us), &mut d_out, run, check, failures)?);
+        }
+    }
+    Ok(rows)
 }
 
 /// 3-channel images of pixel type `T`, 8192², r = 1..4: the image variants and `Auto`.
@@ -589,53 +597,33 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
         println!("{line}");
         Ok(())
     };
-    let case = |shape: &[usize]| -> gpuconv::Result<_> {
-        let n = b::input(shape);
-        let d = gpu.upload(n.view())?;
-        let o = gpu.alloc(d.raw_dim())?;
-        Ok((d, o))
-    };
     // A family's input is made only where `--only` keeps its rows.
     let want = |label: &str| label.contains(&a.only);
     let len = (1 << 28) / a.scale / a.scale;
-    if want("conv1d_fast") {
-        let (d1, mut o1) = case(&[len])?;
-        let m1 = b::mask(1, 2);
-        modes_of(
-            "conv1d_fast",
-            &len.to_string(),
-            2,
-            Box::new(|mode| {
-                gpu.correlate_device(
-                    &d1,
-                    m1.view(),
-                    Options {
-                        variant: Variant::Conv1dFast,
-                        mode,
-                    },
-                    &mut o1,
-                )
-                .map(|_| ())
-            }),
-        )?;
-        drop((d1, o1));
-    }
-    if want("conv2d_fast") {
-        let (d2, mut o2) = case(&[side, side])?;
-        for (v, r) in [(Variant::Conv2dFast, 2usize), (Variant::Conv2dFast, 4)] {
-            let m2 = b::mask(2, r);
+    // A family on general masks: one input of `shape`, a row for each radius.
+    let general = |v: Variant, shape: &[usize], radii: &[usize]| -> Result<(), Box<dyn std::error::Error>> {
+        if !want(v.name()) {
+            return Ok(());
+        }
+        let d = gpu.upload(b::input(shape).view())?;
+        let mut o = gpu.alloc(d.raw_dim())?;
+        let size = b::size(shape);
+        for &r in radii {
+            let m = b::mask(shape.len(), r);
             modes_of(
                 v.name(),
-                &format!("{side}x{side}"),
+                &size,
                 r,
                 Box::new(|mode| {
-                    gpu.correlate_device(&d2, m2.view(), Options { variant: v, mode }, &mut o2)
+                    gpu.correlate_device(&d, m.view(), Options { variant: v, mode }, &mut o)
                         .map(|_| ())
                 }),
             )?;
         }
-        drop((d2, o2));
-    }
+        Ok(())
+    };
+    general(Variant::Conv1dFast, &[len], &[2])?;
+    general(Variant::Conv2dFast, &[side, side], &[2, 4])?;
     if want("conv2d_separable") {
         let (c, rw) = (b::mask(1, 4), b::mask(1, 4));
         let (c, rw) = (
@@ -666,30 +654,7 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
         drop((d2x, o2x));
     }
     let s3 = 512 / a.scale;
-    if want("conv3d_fast") {
-        let (d3, mut o3) = case(&[s3, s3, s3])?;
-        for r in [1, 2] {
-            let m3 = b::mask(3, r);
-            modes_of(
-                "conv3d_fast",
-                &format!("{s3}x{s3}x{s3}"),
-                r,
-                Box::new(|mode| {
-                    gpu.correlate_device(
-                        &d3,
-                        m3.view(),
-                        Options {
-                            variant: Variant::Conv3dFast,
-                            mode,
-                        },
-                        &mut o3,
-                    )
-                    .map(|_| ())
-                }),
-            )?;
-        }
-        drop((d3, o3));
-    }
+    general(Variant::Conv3dFast, &[s3, s3, s3], &[1, 2])?;
     if want("conv3d_separable") {
         let n3 = b::input(&[s3, s3, s3]).into_dimensionality::<ndarray::Ix3>()?;
         let d3 = gpu.upload(n3.view())?;
