@@ -437,31 +437,39 @@ pub fn run(parts: &[Part], sanitize: (&[String], &[String]), ncu: (&str, &str), 
     }
 }
 
-/// Packs the files of `logs` into `logs/logs.tgz` and removes them (folders and an earlier
-/// `logs.tgz` stay). A run cut short leaves its logs as they are.
+/// Packs the files of `logs` into `logs/logs.tgz` (`logs-2.tgz`, ... where an earlier
+/// run's pack is there, which stays, as do folders) and removes them. A run cut short
+/// leaves its logs as they are.
 pub(crate) fn pack_logs(logs: &Path) -> Result<()> {
+    let is_pack = |n: &str| n.starts_with("logs") && n.ends_with(".tgz");
     let mut names: Vec<String> = Vec::new();
     for e in fs::read_dir(logs)? {
         let e = e?;
         let name = e.file_name().to_string_lossy().into_owned();
-        if e.file_type()?.is_file() && name != "logs.tgz" {
+        if e.file_type()?.is_file() && !is_pack(&name) {
             names.push(name);
         }
     }
     names.sort();
+    let pack = (1..)
+        .map(|k| {
+            if k == 1 {
+                "logs.tgz".to_string()
+            } else {
+                format!("logs-{k}.tgz")
+            }
+        })
+        .find(|n| !logs.join(n).exists())
+        .expect("a free name");
     check({
         let mut c = Command::new("tar");
-        c.current_dir(logs).arg("czf").arg("logs.tgz").args(&names);
+        c.current_dir(logs).arg("czf").arg(&pack).args(&names);
         c
     })?;
     for n in &names {
         fs::remove_file(logs.join(n))?;
     }
-    println!(
-        "logs: {} files packed into {}",
-        names.len(),
-        logs.join("logs.tgz").display()
-    );
+    println!("logs: {} files packed into {}", names.len(), logs.join(&pack).display());
     Ok(())
 }
 
@@ -489,6 +497,21 @@ mod tests {
             .output()
             .unwrap();
         assert_eq!(String::from_utf8_lossy(&listed.stdout), "a.log\nb.svg\n");
+        // A second run's logs go beside the first pack, which stays as it was.
+        fs::write(dir.join("c.log"), "c").unwrap();
+        pack_logs(&dir).unwrap();
+        let listed = Command::new("tar")
+            .arg("tzf")
+            .arg(dir.join("logs-2.tgz"))
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&listed.stdout), "c.log\n");
+        let first = Command::new("tar")
+            .arg("tzf")
+            .arg(dir.join("logs.tgz"))
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&first.stdout), "a.log\nb.svg\n");
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -51,8 +51,9 @@ enum Task {
         /// `ncu`: the variants the roofline run times (a substring of their names).
         #[arg(long, default_value = "fast")]
         ncu_only: String,
-        /// At the end, pack every log into `$OUT/logs.tgz` and remove them: the device
-        /// tool brings back at most 8 files from `$OUT`, and a whole run writes more.
+        /// At the end, pack every log into `$OUT/logs.tgz` (`logs-2.tgz`, ... beside an
+        /// earlier pack) and remove them: the device tool brings back at most 8 files from
+        /// `$OUT`, and a whole run writes more.
         #[arg(long)]
         pack: bool,
     },
