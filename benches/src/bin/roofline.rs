@@ -64,6 +64,13 @@ struct Args {
     separable_radii: Vec<usize>,
 }
 
+impl Args {
+    /// Whether `--only` keeps the rows named `name` (a variant, or a modes-table label).
+    fn wants(&self, name: &str) -> bool {
+        name.contains(&self.only)
+    }
+}
+
 /// A table printed after the cases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum Table {
@@ -302,14 +309,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let mut rows = Vec::new();
     let mut failures = 0;
-    let wanted = |v: Variant| v.name().contains(&a.only);
 
     // ---- plain arrays, 1D/2D/3D
     for case in b::cases(a.scale) {
         let dim = case.dim();
         // A case no wanted row takes is skipped before its input is made and copied (with
         // `--only`, the 2^28 and 512³ inputs alone took seconds of host time a call).
-        let keeps = |v: Variant, r: usize| wanted(v) && v.resolve(dim, r).is_ok();
+        let keeps = |v: Variant, r: usize| a.wants(v.name()) && v.resolve(dim, r).is_ok();
         let variants = || std::iter::once(Variant::Auto).chain(Variant::all_of_dim(dim));
         if !variants().any(|v| case.radii.iter().any(|&r| keeps(v, r))) {
             continue;
@@ -444,9 +450,7 @@ fn separable_rows<D: ndarray::Dimension>(
     let keeps = |v: Variant, r: usize| {
         let mut rs = [0u32; 3];
         rs[..dim].fill(r as u32);
-        !(a.no_tables && v == Variant::Auto)
-            && v.name().contains(&a.only)
-            && v.resolve_mask(dim, rs, true, Mode::Zero).is_ok()
+        !(a.no_tables && v == Variant::Auto) && a.wants(v.name()) && v.resolve_mask(dim, rs, true, Mode::Zero).is_ok()
     };
     let mut rows = Vec::new();
     if !variants.iter().any(|&v| radii.iter().any(|&r| keeps(v, r))) {
@@ -494,7 +498,7 @@ fn image_rows<T: gpuconv::Pixel>(
     // The image variants (and `Auto`) this pixel type's rows keep under `--only`; none: the
     // image is not made.
     let wanted = |v: Variant, r: u32| {
-        v.name().contains(&a.only) && v.resolve_image([r, r, 0], 3, Mode::Zero).is_ok() && v.takes_pixels(T::KIND)
+        a.wants(v.name()) && v.resolve_image([r, r, 0], 3, Mode::Zero).is_ok() && v.takes_pixels(T::KIND)
     };
     if !std::iter::once(Variant::Auto)
         .chain(Variant::IMAGES)
@@ -557,7 +561,7 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
                     r: usize,
                     mut run: Box<dyn FnMut(Mode) -> gpuconv::Result<()> + '_>|
      -> gpuconv::Result<()> {
-        if !label.contains(&a.only) {
+        if !a.wants(label) {
             return Ok(()); // `--only` filters this table's rows as it does the cases
         }
         // Round k times the modes starting from the k-th (rotated), so that a drift of
@@ -597,12 +601,11 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
         println!("{line}");
         Ok(())
     };
-    // A family's input is made only where `--only` keeps its rows.
-    let want = |label: &str| label.contains(&a.only);
+    // A family's input is made only where `--only` keeps its rows (`Args::wants`).
     let len = (1 << 28) / a.scale / a.scale;
     // A family on general masks: one input of `shape`, a row for each radius.
     let general = |v: Variant, shape: &[usize], radii: &[usize]| -> Result<(), Box<dyn std::error::Error>> {
-        if !want(v.name()) {
+        if !a.wants(v.name()) {
             return Ok(());
         }
         let d = gpu.upload(b::input(shape).view())?;
@@ -624,7 +627,7 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
     };
     general(Variant::Conv1dFast, &[len], &[2])?;
     general(Variant::Conv2dFast, &[side, side], &[2, 4])?;
-    if want("conv2d_separable") {
+    if a.wants("conv2d_separable") {
         let (c, rw) = (b::mask(1, 4), b::mask(1, 4));
         let (c, rw) = (
             c.into_dimensionality::<ndarray::Ix1>()?,
@@ -655,7 +658,7 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
     }
     let s3 = 512 / a.scale;
     general(Variant::Conv3dFast, &[s3, s3, s3], &[1, 2])?;
-    if want("conv3d_separable") {
+    if a.wants("conv3d_separable") {
         let n3 = b::input(&[s3, s3, s3]).into_dimensionality::<ndarray::Ix3>()?;
         let d3 = gpu.upload(n3.view())?;
         let mut o3 = gpu.alloc(d3.raw_dim())?;
@@ -691,7 +694,7 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
         (Variant::ImagePatches, 1),
         (Variant::ImagePatches, 4),
     ];
-    if f32_rows.iter().any(|(v, _)| want(v.name())) {
+    if f32_rows.iter().any(|(v, _)| a.wants(v.name())) {
         let img = Array3::from_elem((side, side, 3), 0.5f32);
         let di = gpu.upload_image(img.view())?;
         let mut oi = gpu.alloc_image::<f32>(side, side, 3)?;
@@ -709,7 +712,7 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
         (Variant::ImageMma, 2),
         (Variant::ImageMma, 4),
     ];
-    if u8_rows.iter().any(|(v, _)| want(v.name())) {
+    if u8_rows.iter().any(|(v, _)| a.wants(v.name())) {
         let img8 = Array3::from_elem((side, side, 3), 128u8);
         let di8 = gpu.upload_image(img8.view())?;
         let mut oi8 = gpu.alloc_image::<u8>(side, side, 3)?;
