@@ -491,27 +491,17 @@ mod tests {
             .collect();
         left.sort();
         assert_eq!(left, ["logs.tgz", "sub"]);
-        let listed = Command::new("tar")
-            .arg("tzf")
-            .arg(dir.join("logs.tgz"))
-            .output()
-            .unwrap();
-        assert_eq!(String::from_utf8_lossy(&listed.stdout), "a.log\nb.svg\n");
+        // The names a pack holds, in order.
+        let listed = |pack: &str| {
+            let out = Command::new("tar").arg("tzf").arg(dir.join(pack)).output().unwrap();
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        assert_eq!(listed("logs.tgz"), "a.log\nb.svg\n");
         // A second run's logs go beside the first pack, which stays as it was.
         fs::write(dir.join("c.log"), "c").unwrap();
         pack_logs(&dir).unwrap();
-        let listed = Command::new("tar")
-            .arg("tzf")
-            .arg(dir.join("logs-2.tgz"))
-            .output()
-            .unwrap();
-        assert_eq!(String::from_utf8_lossy(&listed.stdout), "c.log\n");
-        let first = Command::new("tar")
-            .arg("tzf")
-            .arg(dir.join("logs.tgz"))
-            .output()
-            .unwrap();
-        assert_eq!(String::from_utf8_lossy(&first.stdout), "a.log\nb.svg\n");
+        assert_eq!(listed("logs-2.tgz"), "c.log\n");
+        assert_eq!(listed("logs.tgz"), "a.log\nb.svg\n");
         fs::remove_dir_all(&dir).unwrap();
     }
 
