@@ -627,67 +627,26 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
     };
     general(Variant::Conv1dFast, &[len], &[2])?;
     general(Variant::Conv2dFast, &[side, side], &[2, 4])?;
-    if a.wants("conv2d_separable") {
-        let (c, rw) = (b::mask(1, 4), b::mask(1, 4));
-        let (c, rw) = (
-            c.into_dimensionality::<ndarray::Ix1>()?,
-            rw.into_dimensionality::<ndarray::Ix1>()?,
-        );
-        let img2 = b::input(&[side, side]).into_dimensionality::<ndarray::Ix2>()?;
-        let d2x = gpu.upload(img2.view())?;
-        let mut o2x = gpu.alloc(d2x.raw_dim())?;
-        modes_of(
-            "conv2d_separable",
-            &format!("{side}x{side}"),
-            4,
-            Box::new(|mode| {
-                gpu.correlate_separable_device(
-                    &d2x,
-                    c.view(),
-                    rw.view(),
-                    Options {
-                        variant: Variant::Conv2dSeparable,
-                        mode,
-                    },
-                    &mut o2x,
-                )
-                .map(|_| ())
-            }),
-        )?;
-        drop((d2x, o2x));
-    }
+    separable_modes(
+        gpu,
+        a,
+        (Variant::Conv2dSeparable, &[side, side], &[4]),
+        &modes_of,
+        |d, axes, opts, o| gpu.correlate_separable_device(d, axes[0].view(), axes[1].view(), opts, o),
+    )?;
     let s3 = 512 / a.scale;
     general(Variant::Conv3dFast, &[s3, s3, s3], &[1, 2])?;
-    if a.wants("conv3d_separable") {
-        let n3 = b::input(&[s3, s3, s3]).into_dimensionality::<ndarray::Ix3>()?;
-        let d3 = gpu.upload(n3.view())?;
-        let mut o3 = gpu.alloc(d3.raw_dim())?;
-        // r = 1 and r = 2 walk in different numbers of waves (`layout::families::conv3d_separable::waves`),
-        // r = 3 filters y first (`y_first`), and r = 4 walks in one-column patches (`qx`).
-        for r in [1, 2, 3, 4] {
-            let t = b::mask(1, r).into_dimensionality::<ndarray::Ix1>()?;
-            modes_of(
-                "conv3d_separable",
-                &format!("{s3}x{s3}x{s3}"),
-                r,
-                Box::new(|mode| {
-                    gpu.correlate_separable_3d_device(
-                        &d3,
-                        t.view(),
-                        t.view(),
-                        t.view(),
-                        Options {
-                            variant: Variant::Conv3dSeparable,
-                            mode,
-                        },
-                        &mut o3,
-                    )
-                    .map(|_| ())
-                }),
-            )?;
-        }
-        drop((d3, o3));
-    }
+    // r = 1 and r = 2 walk in different numbers of waves (`layout::families::conv3d_separable::waves`),
+    // r = 3 filters y first (`y_first`), and r = 4 walks in one-column patches (`qx`).
+    separable_modes(
+        gpu,
+        a,
+        (Variant::Conv3dSeparable, &[s3, s3, s3], &[1, 2, 3, 4]),
+        &modes_of,
+        |d, axes, opts, o| {
+            gpu.correlate_separable_3d_device(d, axes[0].view(), axes[1].view(), axes[2].view(), opts, o)
+        },
+    )?;
     // Auto runs f32 images on image_patches, at every radius.
     let f32_rows = [
         (Variant::ImageFast, 2),
@@ -720,6 +679,39 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
         for (v, r) in u8_rows {
             modes_of(v.name(), &size8, r, image_modes(gpu, &di8, r, v, &mut oi8)?)?;
         }
+    }
+    Ok(())
+}
+
+/// `modes_table`'s row printer: a label, the size, the radius and the call timed under
+/// each mode it is given.
+type ModesOf<'a> =
+    dyn Fn(&str, &str, usize, Box<dyn FnMut(Mode) -> gpuconv::Result<()> + '_>) -> gpuconv::Result<()> + 'a;
+
+/// The modes table's rows of the separable family `v`, one a radius: every axis the benchmark's 1D mask of that radius, given to `run` as
+/// the axis masks in the device API's order.
+fn separable_modes<D: ndarray::Dimension>(
+    gpu: &Gpu,
+    a: &Args,
+    (v, shape, radii): (Variant, &[usize], &[usize]),
+    modes_of: &ModesOf,
+    run: impl Fn(&DeviceArray<D>, &[ndarray::Array1<f32>], Options, &mut DeviceArray<D>) -> gpuconv::Result<Variant>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    if !a.wants(v.name()) {
+        return Ok(());
+    }
+    let d = gpu.upload(b::input(shape).into_dimensionality::<D>()?.view())?;
+    let mut o = gpu.alloc(d.raw_dim())?;
+    let size = b::size(shape);
+    for &r in radii {
+        let t = b::mask(1, r).into_dimensionality::<ndarray::Ix1>()?;
+        let axes = vec![t; shape.len()];
+        modes_of(
+            v.name(),
+            &size,
+            r,
+            Box::new(|mode| run(&d, &axes, Options { variant: v, mode }, &mut o).map(|_| ())),
+        )?;
     }
     Ok(())
 }
