@@ -675,17 +675,15 @@ unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
     // the pitch's padding: a tile that is neither inside the image nor under ghost cells
     // staged as 0 with no such byte has its ghost words rewritten once it lands
     // (`ghost_words`). Without a map, tiles stage by threads.
-    let zero = a.mode == layout::mode::code::ZERO || (constant && ghost == 0);
+    let zero = layout::mode::zero_ghosts(a.mode, ghost as f32);
     let tma = a.tile_map != 0;
+    // The byte of its row just past a tile's staged window.
+    let right = |tile: [u32; 3]| (tile[0] * tb).wrapping_sub(IMMA_LEAD).wrapping_add(raw_w);
     let inside = |tile: [u32; 3]| {
         let gy0 = (tile[1] * th).wrapping_sub(R);
-        let right = (tile[0] * tb).wrapping_sub(IMMA_LEAD).wrapping_add(raw_w);
-        tile[0] > 0 && right <= wc && tile[1] * th >= R && gy0 + rows <= h
+        tile[0] > 0 && right(tile) <= wc && tile[1] * th >= R && gy0 + rows <= h
     };
-    let clean = |tile: [u32; 3]| {
-        let right = (tile[0] * tb).wrapping_sub(IMMA_LEAD).wrapping_add(raw_w);
-        inside(tile) || (zero && (wc.is_multiple_of(2) || right < wc))
-    };
+    let clean = |tile: [u32; 3]| inside(tile) || (zero && (wc.is_multiple_of(2) || right(tile) < wc));
     let phases = CopyPhases::default();
     if tma {
         // SAFETY: a barrier a slot, after the output tile (`imma_barriers_at`).
