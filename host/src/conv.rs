@@ -556,7 +556,7 @@ impl Gpu {
         // A fast entry runs in a module with these taps baked in (read from the symbol
         // where baking is off or left a load).
         let baked = match entry.baked_taps() {
-            Some(sym) => self.baked(&name, sym, &taps)?,
+            Some(sym) => self.baked(&name, sym, &taps, entry.baked_jit_level())?,
             None => None,
         };
         let code = baked.as_ref().map_or_else(|| self.main_code(), |b| b.code());

@@ -6,7 +6,7 @@ use cust::device::DeviceAttribute;
 use cust::error::CudaError;
 use cust::function::{BlockSize, Function, GridSize};
 use cust::memory::{CopyDestination, DeviceBuffer};
-use cust::module::Module;
+use cust::module::{Module, ModuleJitOption};
 use cust::stream::{Stream, StreamFlags};
 use layout::{ConstSymbol, KernelParams, LaunchShape, ParamList};
 use std::cell::{Cell, OnceCell, RefCell};
@@ -86,6 +86,20 @@ impl BakedModule {
 
 /// A baked module's entry and taps (bit for bit).
 type BakeKey = (String, Vec<u32>);
+
+/// The driver JIT's options for a module built at optimization level `level` (0 to 4):
+/// none at the driver's default ([`layout::family::DEFAULT_JIT_LEVEL`]).
+fn jit_options(level: u32) -> Vec<ModuleJitOption> {
+    use cust::module::OptLevel;
+    let level = match level {
+        0 => OptLevel::O0,
+        1 => OptLevel::O1,
+        2 => OptLevel::O2,
+        3 => OptLevel::O3,
+        _ => return Vec::new(),
+    };
+    vec![ModuleJitOption::OptLevel(level)]
+}
 
 /// A hash of a [`BakeKey`], for counting launches before a mask is baked (a collision only
 /// bakes a mask one launch early).
@@ -362,11 +376,18 @@ impl Gpu {
         self.baked_launches.get()
     }
 
-    /// The module of `entry` with `taps` (the contents of `sym`) baked in, built and
-    /// loaded on the second launch with these taps; `None` on the first, where baking is
-    /// off, or where the rewrite left a tap load or the driver refused the module (the
-    /// launch then reads the symbol).
-    pub(crate) fn baked(&self, entry: &str, sym: ConstSymbol, taps: &[f32]) -> Result<Option<Rc<BakedModule>>> {
+    /// The module of `entry` with `taps` (the contents of `sym`) baked in, built by the
+    /// driver's JIT at `jit_level` (`layout`'s `Entry::baked_jit_level`) and loaded on the
+    /// second launch with these taps; `None` on the first, where baking is off, or where
+    /// the rewrite left a tap load or the driver refused the module (the launch then reads
+    /// the symbol).
+    pub(crate) fn baked(
+        &self,
+        entry: &str,
+        sym: ConstSymbol,
+        taps: &[f32],
+        jit_level: u32,
+    ) -> Result<Option<Rc<BakedModule>>> {
         if !self.bake.get() || self.bake_failed.borrow().contains(entry) {
             return Ok(None);
         }
@@ -394,7 +415,7 @@ impl Gpu {
         let loaded = (self.ptx_items.get_or_init(|| ptx_builder::bake::Ptx::parse(PTX)))
             .bake_entry(entry, sym.name, taps)
             .filter(ptx_builder::bake::Baked::complete)
-            .map(|b| Module::from_ptx(&b.ptx, &[]));
+            .map(|b| Module::from_ptx(&b.ptx, &jit_options(jit_level)));
         let module = match loaded {
             Some(Ok(m)) => m,
             Some(Err(e @ CudaError::OutOfMemory)) => return Err(Error::Cuda(e)),

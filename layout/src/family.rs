@@ -122,7 +122,21 @@ impl core::hash::Hash for Entry {
     }
 }
 
+/// The driver JIT's default optimization level (`CU_JIT_OPTIMIZATION_LEVEL`: 0 to 4; 4 is
+/// ptxas's `-O3`).
+pub const DEFAULT_JIT_LEVEL: u32 = 4;
+
 impl Entry {
+    /// The optimization level the driver's JIT builds this entry's baked modules at
+    /// ([`Entry::baked_taps`]): [`DEFAULT_JIT_LEVEL`] but where a family's geometry says
+    /// otherwise (`conv3d_fast::baked_jit_level`).
+    pub fn baked_jit_level(&self) -> u32 {
+        match (self.family.name, self.radius) {
+            ("conv3d_fast", Some(r)) => crate::families::conv3d_fast::baked_jit_level(r),
+            _ => DEFAULT_JIT_LEVEL,
+        }
+    }
+
     /// The `.const` symbol whose taps the host bakes into this entry's code, immediates in
     /// place of tap loads (`ptx_builder::bake`): the fast families' compiled-radius
     /// entries, whose every tap index is a constant. The textbook's entries keep reading
@@ -387,6 +401,7 @@ pub const fn str_eq(a: &str, b: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::DEFAULT_JIT_LEVEL;
     use crate::families;
     use std::string::ToString;
 
@@ -405,6 +420,19 @@ mod tests {
         assert_eq!(max("conv2d_fast").why, "the radii compiled as fast entry points");
         assert!(max("conv2d_const").why.contains("MASK_2D"));
         assert!(max("conv3d_tiled_in").why.contains("8x8x8"));
+    }
+
+    #[test]
+    fn baked_modules_take_the_jit_level_their_family_gives() {
+        let c3 = families::by_name("conv3d_fast").unwrap();
+        assert_eq!(c3.entry([3, 3, 3]).baked_jit_level(), 1);
+        assert_eq!(c3.entry([2, 2, 2]).baked_jit_level(), 1);
+        assert_eq!(c3.entry([1, 1, 1]).baked_jit_level(), DEFAULT_JIT_LEVEL);
+        let c2 = families::by_name("conv2d_fast").unwrap();
+        assert_eq!(c2.entry([4, 4, 0]).baked_jit_level(), DEFAULT_JIT_LEVEL);
+        for e in families::ALL.iter().flat_map(|f| f.entries()) {
+            assert!(e.baked_jit_level() <= 4, "{e}: the driver takes levels 0 to 4");
+        }
     }
 
     #[test]

@@ -215,6 +215,23 @@ pub const fn shared_floats(r: u32) -> u32 {
     table_at(r) + table_words(r)
 }
 
+/// The driver JIT's optimization level for this entry's modules with the taps baked in
+/// ([`crate::family::Entry::baked_jit_level`]; the default, 4, is ptxas's `-O3`): 1 from
+/// r = 2. At `-O3`, ptxas (12.9 and 13.0) gives r = 3's baked loop 268 FFMAs of 1372 whose
+/// two register sources share a register bank (none with the taps read from the symbol,
+/// none at `-O1`): ncu counted 0.29 dispatch stalls an issue against 0.02, and its 11.5%
+/// fewer instructions ran no faster. H200, 512³, three rounds each, µs: r = 3 1944.7–1961.5
+/// -> 1741.5–1747.3, r = 2 709.4–712.4 -> 702.1–705.2; r = 1 the same (308.5–315.9 against
+/// 310.6–311.9), so it keeps the default.
+#[inline]
+pub const fn baked_jit_level(r: u32) -> u32 {
+    if r >= 2 {
+        1
+    } else {
+        crate::family::DEFAULT_JIT_LEVEL
+    }
+}
+
 /// Blocks per SM the launch bounds ask for (2: up to 128 registers for the patches).
 #[inline]
 pub const fn min_blocks(_r: u32) -> u32 {
