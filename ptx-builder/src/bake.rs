@@ -328,12 +328,13 @@ impl<'a> Ptx<'a> {
     }
 }
 
-/// Every entry the host bakes taps into, with its symbol (`layout`'s `Entry::baked_taps`).
-pub fn baked_entries() -> Vec<(String, &'static str)> {
+/// Every entry the host bakes taps into, with its symbol and the driver JIT's level for its
+/// baked modules (`layout`'s `Entry::baked_taps`, `Entry::baked_jit_level`).
+pub fn baked_entries() -> Vec<(String, &'static str, u32)> {
     layout::families::ALL
         .iter()
         .flat_map(|f| f.entries())
-        .filter_map(|e| Some((e.to_string(), e.baked_taps()?.name)))
+        .filter_map(|e| Some((e.to_string(), e.baked_taps()?.name, e.baked_jit_level())))
         .collect()
 }
 

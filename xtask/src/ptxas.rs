@@ -224,7 +224,13 @@ pub fn run(ptx_path: &Path, arch: &str) -> Result<()> {
     let ptx = std::fs::read_to_string(ptx_path).map_err(|e| format!("{}: {e}", ptx_path.display()))?;
     let baked_path = ptx_path.with_extension("baked.ptx");
     let entries = ptx_builder::bake::baked_entries();
-    let pairs: Vec<(&str, &str)> = entries.iter().map(|(e, s)| (e.as_str(), *s)).collect();
+    let pairs: Vec<(&str, &str)> = entries.iter().map(|(e, s, _)| (e.as_str(), *s)).collect();
+    let level = |entry: &str| {
+        entries
+            .iter()
+            .find(|(e, _, _)| e == entry)
+            .map_or(DEFAULT_LEVEL, |&(_, _, l)| l)
+    };
     // Taps in (-1, 1) from a fixed LCG: no 0 or 1 that ptxas could fold away.
     let mut x = 0x2545_f491u32;
     let taps: Vec<f32> = (0..4096)
@@ -247,9 +253,9 @@ pub fn run(ptx_path: &Path, arch: &str) -> Result<()> {
     }
     std::fs::write(&baked_path, &baked).map_err(|e| format!("{}: {e}", baked_path.display()))?;
     let (main, with_taps) = std::thread::scope(|s| {
-        let b = s.spawn(|| assemble(&ptxas, &baked_path, arch).map_err(|e| e.to_string()));
+        let b = s.spawn(|| assemble(&ptxas, &baked_path, arch, DEFAULT_LEVEL).map_err(|e| e.to_string()));
         (
-            assemble(&ptxas, ptx_path, arch),
+            assemble(&ptxas, ptx_path, arch, DEFAULT_LEVEL),
             b.join()
                 .expect("ptxas thread")
                 .map_err(Box::<dyn std::error::Error>::from),
@@ -268,10 +274,10 @@ pub fn run(ptx_path: &Path, arch: &str) -> Result<()> {
         }
     );
     judge(&with_taps?, &baked, arch, " (taps baked in)")?;
-    let singles: Vec<(&str, &str)> = report
+    let singles: Vec<(&str, &str, u32)> = report
         .iter()
         .filter(|&&(_, b, l)| ptx_builder::bake::complete(b, l))
-        .map(|&(pair, _, _)| pair)
+        .map(|&((entry, sym), _, _)| (entry, sym, level(entry)))
         .collect();
     assemble_singles(&ptxas, &parsed, &singles, &taps, ptx_path, arch)?;
     println!("ptxas check: ok");
@@ -279,12 +285,13 @@ pub fn run(ptx_path: &Path, arch: &str) -> Result<()> {
 }
 
 /// Assembles the module the host JITs for each of `entries` (`bake_entry`: the entry,
-/// what it calls, the declarations), so a module missing a piece fails here rather than
-/// at the driver's JIT; several ptxas at once.
+/// what it calls, the declarations) at the level the host has the driver build it, so
+/// that a module missing a piece, or spilling at that level, fails here rather than at
+/// the driver's JIT; several ptxas at once.
 fn assemble_singles(
     ptxas: &Path,
     ptx: &ptx_builder::bake::Ptx<'_>,
-    entries: &[(&str, &str)],
+    entries: &[(&str, &str, u32)],
     taps: &[f32],
     ptx_path: &Path,
     arch: &str,
@@ -299,17 +306,20 @@ fn assemble_singles(
                 let dir = &dir;
                 s.spawn(move || {
                     let mut failed = Vec::new();
-                    for &(entry, sym) in chunk {
+                    for &(entry, sym, level) in chunk {
                         let path = dir.join(format!("{entry}.ptx"));
                         let ok = ptx
                             .bake_entry(entry, sym, taps)
                             .ok_or_else(|| "no such entry".to_string())
                             .and_then(|b| std::fs::write(&path, b.ptx).map_err(|e| e.to_string()))
-                            .and_then(|()| assemble(ptxas, &path, arch).map_err(|e| e.to_string()))
-                            .and_then(|r| match r.entries().count() {
-                                1 => Ok(()),
-                                n => Err(format!("{n} entries")),
-                            });
+                            .and_then(|()| assemble(ptxas, &path, arch, level).map_err(|e| e.to_string()))
+                            .and_then(
+                                |r| match (r.entries().count(), r.functions.iter().any(FnStats::spills)) {
+                                    (1, false) => Ok(()),
+                                    (1, true) => Err(format!("spills at JIT level {level}")),
+                                    (n, _) => Err(format!("{n} entries")),
+                                },
+                            );
                         if let Err(e) = ok {
                             failed.push(format!("{entry}: {e}"));
                         }
@@ -323,11 +333,20 @@ fn assemble_singles(
             .flat_map(|h| h.join().expect("ptxas thread"))
             .collect()
     });
+    let other: Vec<String> = (entries.iter())
+        .filter(|&&(_, _, l)| l != DEFAULT_LEVEL)
+        .map(|&(e, _, l)| format!("{e} at -O{}", l.min(3)))
+        .collect();
     println!(
-        "ptxas:     {} one-entry baked modules (as the host JITs them) in {}: {} failed",
+        "ptxas:     {} one-entry baked modules (as the host JITs them) in {}: {} failed (at -O3 but {})",
         entries.len(),
         dir.display(),
-        failed.len()
+        failed.len(),
+        if other.is_empty() {
+            "none".to_string()
+        } else {
+            other.join(", ")
+        }
     );
     if !failed.is_empty() {
         return Err(format!("baked one-entry modules failed:\n{}", failed.join("\n")).into());
@@ -335,10 +354,17 @@ fn assemble_singles(
     Ok(())
 }
 
-/// `ptxas -v -arch=<arch>` on one file: its parsed report, or its log if it failed.
-fn assemble(ptxas: &Path, path: &Path, arch: &str) -> Result<Report> {
+/// The driver JIT's default optimization level (`layout::family::DEFAULT_JIT_LEVEL`),
+/// which is ptxas's `-O3`.
+const DEFAULT_LEVEL: u32 = layout::family::DEFAULT_JIT_LEVEL;
+
+/// `ptxas -v -arch=<arch>` on one file at the driver JIT's optimization `level` (0 to 4;
+/// ptxas takes 0 to 3, and the JIT's 4 is its 3): its parsed report, or its log if it
+/// failed.
+fn assemble(ptxas: &Path, path: &Path, arch: &str, level: u32) -> Result<Report> {
     let out = Command::new(ptxas)
         .arg(format!("-arch={arch}"))
+        .arg(format!("-O{}", level.min(3)))
         .args(["-v", "-o", "/dev/null"])
         .arg(path)
         .output()
