@@ -635,7 +635,7 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
         |d, axes, opts, o| gpu.correlate_separable_device(d, axes[0].view(), axes[1].view(), opts, o),
     )?;
     let s3 = 512 / a.scale;
-    general(Variant::Conv3dFast, &[s3, s3, s3], &[1, 2])?;
+    general(Variant::Conv3dFast, &[s3, s3, s3], &[1, 2, 3])?;
     // r = 1 and r = 2 walk in different numbers of waves (`layout::families::conv3d_separable::waves`),
     // r = 3 filters y first (`y_first`), and r = 4 walks in one-column patches (`qx`).
     separable_modes(
