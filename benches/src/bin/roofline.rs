@@ -350,19 +350,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let sep3 = [Variant::Auto, Variant::Conv3dSeparable, Variant::Conv3dFast];
     let block2 = (&a.separable_radii[..], &sep2[..], &[8, 9][..]);
     let block3 = (&[1, 2, 3, 4][..], &sep3[..], &[10, 11, 12][..]);
-    let run2 = |d: &DeviceArray<_>, ax: &[ndarray::Array1<f32>], opts, o: &mut DeviceArray<_>| {
-        gpu.correlate_separable_device(d, ax[0].view(), ax[1].view(), opts, o)
-    };
-    let run3 = |d: &DeviceArray<_>, ax: &[ndarray::Array1<f32>], opts, o: &mut DeviceArray<_>| {
-        gpu.correlate_separable_3d_device(d, ax[0].view(), ax[1].view(), ax[2].view(), opts, o)
-    };
     rows.extend(separable_rows(
         &gpu,
         &a,
         [side; 2],
         block2,
         fma_per_us,
-        run2,
+        separable_2d,
         &mut failures,
     )?);
     let side3 = 512 / a.scale;
@@ -372,7 +366,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         [side3; 3],
         block3,
         fma_per_us,
-        run3,
+        separable_3d,
         &mut failures,
     )?);
 
@@ -431,6 +425,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// A separable device call with its axis masks as a slice, outermost axis first.
+type SeparableCall<D> =
+    fn(&Gpu, &DeviceArray<D>, &[ndarray::Array1<f32>], Options, &mut DeviceArray<D>) -> gpuconv::Result<Variant>;
+
+/// [`Gpu::correlate_separable_device`] as a [`SeparableCall`]: axes (column, row).
+fn separable_2d(
+    gpu: &Gpu,
+    d: &DeviceArray<ndarray::Ix2>,
+    ax: &[ndarray::Array1<f32>],
+    opts: Options,
+    o: &mut DeviceArray<ndarray::Ix2>,
+) -> gpuconv::Result<Variant> {
+    gpu.correlate_separable_device(d, ax[0].view(), ax[1].view(), opts, o)
+}
+
+/// [`Gpu::correlate_separable_3d_device`] as a [`SeparableCall`]: axes (depth, column, row).
+fn separable_3d(
+    gpu: &Gpu,
+    d: &DeviceArray<ndarray::Ix3>,
+    ax: &[ndarray::Array1<f32>],
+    opts: Options,
+    o: &mut DeviceArray<ndarray::Ix3>,
+) -> gpuconv::Result<Variant> {
+    gpu.correlate_separable_3d_device(d, ax[0].view(), ax[1].view(), ax[2].view(), opts, o)
+}
+
 /// The rows of one separable block: an input of `shape`, a mask of `shape.len()` 1D axis
 /// masks at each of `radii` (axis `i` drawn with seed `seeds[i]`, positive, each summing
 /// to about 1), each of `variants` run through `run` and spot-checked against the full
@@ -442,7 +462,7 @@ fn separable_rows<D: ndarray::Dimension>(
     shape: impl ndarray::IntoDimension<Dim = D>,
     (radii, variants, seeds): (&[usize], &[Variant], &[u64]),
     fma_per_us: f64,
-    run: impl Fn(&DeviceArray<D>, &[ndarray::Array1<f32>], Options, &mut DeviceArray<D>) -> gpuconv::Result<Variant>,
+    run: SeparableCall<D>,
     failures: &mut usize,
 ) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let shape = shape.into_dimension();
@@ -471,7 +491,7 @@ fn separable_rows<D: ndarray::Dimension>(
                 continue;
             }
             let opts = Options::variant(v);
-            let run = |o: &mut _| run(&d_in, &axes, opts, o).map(|_| ());
+            let run = |o: &mut _| run(gpu, &d_in, &axes, opts, o).map(|_| ());
             let check = |o: &DeviceArray<D>| {
                 let got = o.to_host()?.into_dyn();
                 Ok(b::spot_check(got.view(), n.view().into_dyn(), full.view(), Mode::Zero))
@@ -632,7 +652,7 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
         a,
         (Variant::Conv2dSeparable, &[side, side], &[4]),
         &modes_of,
-        |d, axes, opts, o| gpu.correlate_separable_device(d, axes[0].view(), axes[1].view(), opts, o),
+        separable_2d,
     )?;
     let s3 = 512 / a.scale;
     general(Variant::Conv3dFast, &[s3, s3, s3], &[1, 2, 3])?;
@@ -643,9 +663,7 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
         a,
         (Variant::Conv3dSeparable, &[s3, s3, s3], &[1, 2, 3, 4]),
         &modes_of,
-        |d, axes, opts, o| {
-            gpu.correlate_separable_3d_device(d, axes[0].view(), axes[1].view(), axes[2].view(), opts, o)
-        },
+        separable_3d,
     )?;
     // Auto runs f32 images on image_patches, at every radius.
     let f32_rows = [
@@ -653,15 +671,7 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
         (Variant::ImagePatches, 1),
         (Variant::ImagePatches, 4),
     ];
-    if f32_rows.iter().any(|(v, _)| a.wants(v.name())) {
-        let img = Array3::from_elem((side, side, 3), 0.5f32);
-        let di = gpu.upload_image(img.view())?;
-        let mut oi = gpu.alloc_image::<f32>(side, side, 3)?;
-        let size = format!("{side}x{side}x3");
-        for (v, r) in f32_rows {
-            modes_of(v.name(), &size, r, image_modes(gpu, &di, r, v, &mut oi)?)?;
-        }
-    }
+    image_mode_rows(gpu, a, (side, 0.5f32, ""), &f32_rows, &modes_of)?;
     // Auto runs u8 images on image_patches at r = 1 (its U8_AUTO_RADII below image_mma's),
     // and image_mma from r = 2 (image_mma::AUTO_FROM_RADIUS; its integer path, whose border
     // tiles rewrite their ghost words once the tensor copy lands under the mapping modes),
@@ -671,15 +681,7 @@ fn modes_table(gpu: &Gpu, a: &Args, side: usize) -> Result<(), Box<dyn std::erro
         (Variant::ImageMma, 2),
         (Variant::ImageMma, 4),
     ];
-    if u8_rows.iter().any(|(v, _)| a.wants(v.name())) {
-        let img8 = Array3::from_elem((side, side, 3), 128u8);
-        let di8 = gpu.upload_image(img8.view())?;
-        let mut oi8 = gpu.alloc_image::<u8>(side, side, 3)?;
-        let size8 = format!("{side}x{side}x3 u8");
-        for (v, r) in u8_rows {
-            modes_of(v.name(), &size8, r, image_modes(gpu, &di8, r, v, &mut oi8)?)?;
-        }
-    }
+    image_mode_rows(gpu, a, (side, 128u8, " u8"), &u8_rows, &modes_of)?;
     Ok(())
 }
 
@@ -695,7 +697,7 @@ fn separable_modes<D: ndarray::Dimension>(
     a: &Args,
     (v, shape, radii): (Variant, &[usize], &[usize]),
     modes_of: &ModesOf,
-    run: impl Fn(&DeviceArray<D>, &[ndarray::Array1<f32>], Options, &mut DeviceArray<D>) -> gpuconv::Result<Variant>,
+    run: SeparableCall<D>,
 ) -> Result<(), Box<dyn std::error::Error>> {
     if !a.wants(v.name()) {
         return Ok(());
@@ -710,26 +712,43 @@ fn separable_modes<D: ndarray::Dimension>(
             v.name(),
             &size,
             r,
-            Box::new(|mode| run(&d, &axes, Options { variant: v, mode }, &mut o).map(|_| ())),
+            Box::new(|mode| run(gpu, &d, &axes, Options { variant: v, mode }, &mut o).map(|_| ())),
         )?;
     }
     Ok(())
 }
 
-/// One image row of the modes table: `variant` correlating `input` into `output` with the
-/// benchmark's 2D mask of radius `r`, under the mode it is given.
-fn image_modes<'a, T: gpuconv::Pixel>(
-    gpu: &'a Gpu,
-    input: &'a DeviceImage<'_, T>,
-    r: usize,
-    variant: Variant,
-    output: &'a mut DeviceImage<'_, T>,
-) -> Result<Box<dyn FnMut(Mode) -> gpuconv::Result<()> + 'a>, ndarray::ShapeError> {
-    let m = b::mask(2, r).into_dimensionality::<ndarray::Ix2>()?;
-    Ok(Box::new(move |mode| {
-        gpu.correlate_image_device(input, m.view(), Options { variant, mode }, output)
-            .map(|_| ())
-    }))
+/// The modes table's rows of 3-channel `side`² images of pixel type `T`, every pixel
+/// `value` (the size labelled with `suffix`): one a `(variant, radius)` of `rows`, with
+/// the benchmark's 2D mask of that radius. The image is made only where `--only` keeps a
+/// row.
+fn image_mode_rows<T: gpuconv::Pixel>(
+    gpu: &Gpu,
+    a: &Args,
+    (side, value, suffix): (usize, T, &str),
+    rows: &[(Variant, usize)],
+    modes_of: &ModesOf,
+) -> Result<(), Box<dyn std::error::Error>> {
+    if !rows.iter().any(|(v, _)| a.wants(v.name())) {
+        return Ok(());
+    }
+    let img = Array3::from_elem((side, side, 3), value);
+    let input = gpu.upload_image(img.view())?;
+    let mut output = gpu.alloc_image::<T>(side, side, 3)?;
+    let size = format!("{side}x{side}x3{suffix}");
+    for &(variant, r) in rows {
+        let m = b::mask(2, r).into_dimensionality::<ndarray::Ix2>()?;
+        modes_of(
+            variant.name(),
+            &size,
+            r,
+            Box::new(|mode| {
+                gpu.correlate_image_device(&input, m.view(), Options { variant, mode }, &mut output)
+                    .map(|_| ())
+            }),
+        )?;
+    }
+    Ok(())
 }
 
 /// f32 images of 1, 2 and 4 interleaved channels (the report's image cases have 3):
