@@ -50,12 +50,10 @@ fn main() {
     let about = match made {
         Ok(version) => format!("{arch} SASS from {version}"),
         Err(why) => {
-            println!(
-                "cargo:warning=no cubin embedded (the driver will JIT the PTX): {}",
-                why.lines().next().unwrap_or("")
-            );
+            let why = why.lines().next().unwrap_or("");
+            println!("cargo:warning=no cubin embedded (the driver will JIT the PTX): {why}");
             std::fs::write(&cubin, []).unwrap_or_else(|e| panic!("{}: {e}", cubin.display()));
-            why.lines().next().unwrap_or("").to_string()
+            why.to_string()
         }
     };
     let txt = out_dir.join("kernels.cubin.txt");

@@ -335,7 +335,7 @@ fn assemble_singles(
     });
     let other: Vec<String> = (entries.iter())
         .filter(|&&(_, _, l)| l != DEFAULT_LEVEL)
-        .map(|&(e, _, l)| format!("{e} at -O{}", l.min(3)))
+        .map(|&(e, _, l)| format!("{e} at -O{}", ptxas_opt(l)))
         .collect();
     println!(
         "ptxas:     {} one-entry baked modules (as the host JITs them) in {}: {} failed (at -O3 but {})",
@@ -358,13 +358,18 @@ fn assemble_singles(
 /// which is ptxas's `-O3`.
 const DEFAULT_LEVEL: u32 = layout::family::DEFAULT_JIT_LEVEL;
 
-/// `ptxas -v -arch=<arch>` on one file at the driver JIT's optimization `level` (0 to 4;
-/// ptxas takes 0 to 3, and the JIT's 4 is its 3): its parsed report, or its log if it
-/// failed.
+/// ptxas's `-O` for the driver JIT's optimization `level` (0 to 4): ptxas takes 0 to 3,
+/// and the JIT's 4 is its 3.
+fn ptxas_opt(level: u32) -> u32 {
+    level.min(3)
+}
+
+/// `ptxas -v -arch=<arch>` on one file at the driver JIT's optimization `level`
+/// ([`ptxas_opt`]): its parsed report, or its log if it failed.
 fn assemble(ptxas: &Path, path: &Path, arch: &str, level: u32) -> Result<Report> {
     let out = Command::new(ptxas)
         .arg(format!("-arch={arch}"))
-        .arg(format!("-O{}", level.min(3)))
+        .arg(format!("-O{}", ptxas_opt(level)))
         .args(["-v", "-o", "/dev/null"])
         .arg(path)
         .output()
