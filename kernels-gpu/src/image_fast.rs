@@ -86,7 +86,7 @@ unsafe fn filter<const R: u32, const C: u32, const N: usize, P: Pixel>(a: &ConvA
     let stage_rows = |q: u32, buf: u32| {
         // SAFETY: the kernel's contract covers the image; a slot holds slot_floats = sw·b
         // floats and its raw slot sw·b + 4·THREADS bytes; x0 and the pad are multiples of 4.
-        unsafe { stage::walked(rows_of(q), buf, &walk(q), tid, THREADS) }
+        unsafe { stage::walked::<_, false>(rows_of(q), buf, &walk(q), tid, THREADS) }
     };
     let land_rows = |q: u32, buf: u32| {
         // SAFETY: as stage_rows, by the same thread, after its copies of step q landed.

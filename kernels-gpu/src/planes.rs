@@ -13,7 +13,7 @@
 use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv3d_fast::{balanced_range, walk_units};
-use layout::families::{walk_held, walk_list_words, WALK_HELD_MAX, WALK_LIST_HEAD};
+use layout::families::{walk_held, walk_inline_edges, walk_list_words, WALK_HELD_MAX, WALK_LIST_HEAD};
 use layout::mode::{code, map_index, zero_ghosts};
 use layout::tile_map::box_bytes;
 
@@ -303,9 +303,38 @@ unsafe fn segment<const R: u32>(
         let planes = steps + 2 * R;
         let stage_plane = |q: u32, buf: u32| {
             if g.lag == 0 || q < planes {
-                // SAFETY: the contract covers n, w, h and d; a slot holds slot_floats = sw·sh
-                // floats inside the ring; x0 and pd are multiples of 4.
-                unsafe { stage::walked(window(q), buf, &walk, tid, threads) }
+                if !walk_inline_edges(R) {
+                    // SAFETY: the contract covers n, w, h and d; a slot holds slot_floats =
+                    // sw·sh floats inside the ring; x0 and pd are multiples of 4.
+                    return unsafe { stage::walked::<_, false>(window(q), buf, &walk, tid, threads) };
+                }
+                // Where the patches hold nearly every register (`walk_inline_edges`), the
+                // window, its edge cell and the thread's index taken anew each step rather
+                // than held across the loop, and the uncovered edge cells staged in line:
+                // ptxas then spills none.
+                let [w, h, d] = a.extent.map(computed_u32);
+                let (x0, y0, z_begin) = (computed_u32(x0), computed_u32(y0), computed_u32(z_begin));
+                let mode = computed_u32(a.mode);
+                let iz = map_index(mode, (z_begin + q) as i32 - R as i32, d as i32);
+                let win = stage::Window {
+                    plane: n.wrapping_add(iz.max(0) as usize * (w as usize * h as usize)),
+                    row_pitch: w,
+                    w,
+                    h,
+                    gx0: x0.wrapping_sub(g.pd),
+                    gy0: y0.wrapping_sub(R),
+                    mode,
+                    ghost: iz < 0,
+                    ..window(q)
+                };
+                let (tx, ty) = thread_xy_here();
+                let tid = ty * g.threads.0 + tx;
+                let walk = stage::Walking {
+                    edge: stage::EdgeCell::of(&win, tid, threads, true),
+                    ..walk
+                };
+                // SAFETY: as above.
+                unsafe { stage::walked::<_, true>(win, buf, &walk, tid, threads) }
             }
         };
         let mut acc = [patch::ZERO; patch::MAX_PLANES];

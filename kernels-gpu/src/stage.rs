@@ -602,7 +602,7 @@ unsafe fn edge_cells<P: Pixel>(win: &Window<P>, buf: u32, tid: u32, threads: u32
 #[inline(always)]
 pub unsafe fn window<P: Pixel>(win: Window<P>, buf: u32, tid: u32, threads: u32) {
     // SAFETY: forwarded.
-    unsafe { staged(win, buf, None, tid, threads) }
+    unsafe { staged::<P, false>(win, buf, None, tid, threads) }
 }
 
 /// Whether [`bytes16`] stages `win`: an [`aligned16`] window wholly inside the plane.
@@ -956,9 +956,15 @@ unsafe fn widen_groups<P: Pixel>(raw: u32, buf: u32, groups: u32, tid: u32, thre
 /// # Safety
 /// As [`window`]; `walk.raw` holds `sw·sh + 4·threads` shared bytes, 4-byte aligned.
 #[inline(always)]
-pub unsafe fn walked<P: Pixel>(win: Window<P>, buf: u32, walk: &Walking, tid: u32, threads: u32) {
+pub unsafe fn walked<P: Pixel, const INLINE_EDGES: bool>(
+    win: Window<P>,
+    buf: u32,
+    walk: &Walking,
+    tid: u32,
+    threads: u32,
+) {
     // SAFETY: forwarded.
-    unsafe { staged(win, buf, Some(walk), tid, threads) }
+    unsafe { staged::<P, INLINE_EDGES>(win, buf, Some(walk), tid, threads) }
 }
 
 /// The second half of [`walked`] for [`Pixel::RAW`] pixels (nothing for others): widens
@@ -1120,7 +1126,13 @@ fn by_cells<P>(win: &Window<P>) -> bool {
 /// # Safety
 /// As [`walked`] where `walk` is given, else as [`window`].
 #[inline(always)]
-unsafe fn staged<P: Pixel>(win: Window<P>, buf: u32, walk: Option<&Walking>, tid: u32, threads: u32) {
+unsafe fn staged<P: Pixel, const INLINE_EDGES: bool>(
+    win: Window<P>,
+    buf: u32,
+    walk: Option<&Walking>,
+    tid: u32,
+    threads: u32,
+) {
     let aligned = by_groups(&win);
     let f = win.sw / 4;
     let raw = match walk {
@@ -1237,7 +1249,13 @@ unsafe fn staged<P: Pixel>(win: Window<P>, buf: u32, walk: Option<&Walking>, tid
                 let (left, end) = edge_columns(&win);
                 if tid < (left + win.sw - end) * win.sh {
                     // SAFETY: forwarded (the same window and buffer).
-                    unsafe { edge_cells(&win, buf, tid, threads) };
+                    unsafe {
+                        if INLINE_EDGES {
+                            edge_cells_inline(&win, buf, tid, threads)
+                        } else {
+                            edge_cells(&win, buf, tid, threads)
+                        }
+                    };
                 }
             }
             _ => {}

@@ -67,14 +67,21 @@ pub const MAX_RADIUS: u32 = 4;
 
 /// Output rows per thread: each thread holds `2r+1` patches of this many rows (one per
 /// output plane an input plane touches), so registers grow as `qx·K·(2r+1)`. At r = 4
-/// (one column): 6 rows (H200, 512^3: 4 / 6 / 7 / 8 rows 544 / 528 / 555 / 542 us; 8
-/// spill 40 bytes, 7 leave a tile of 512 rows 9% idle).
+/// (one column): 8 rows, a tile of 32 x 64. A warp's step there is about half fixed work
+/// (the barrier, the waits, the ring's and the x pass's bookkeeping: ncu counted 319
+/// instructions a warp and step at 6 rows, 170 of them FFMAs), which 8 rows spread over a
+/// third more outputs (H200, 512^3, three rounds: 346.2 -> 318.9 us; the mapping modes
+/// 1.17 -> 1.12-1.13 of zero). The 72 sums leave the walk that stages by threads no
+/// register to spare: it takes its window anew each step ([`super::walk_inline_edges`]).
+/// Before the tensor copies, 4 / 6 / 7 / 8 rows ran 544 / 528 / 555 / 542 us (8 spilled
+/// 40 bytes); 4 rows at 3 blocks an SM (80 registers) and 4 rows of 12 threads down ran
+/// 1.08x and 1.10x the 6 rows' time.
 #[inline]
 pub const fn rows_per_thread(r: u32) -> u32 {
     match r {
         0 | 1 => 4,
         2 | 3 => 2,
-        _ => 6,
+        _ => 8,
     }
 }
 

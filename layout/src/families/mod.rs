@@ -39,6 +39,19 @@ pub const fn walk_table_words(table_at: u32, plane_floats: u32, blocks: u32) -> 
     }
 }
 
+/// Whether a 3D walk at radius `r` that stages its planes by threads takes each step's
+/// window, its edge cell and the thread's index anew (not held across the loop) and the
+/// edge cells its threads do not cover (`stage::EdgeCell::covered`) in line rather than
+/// by the out-of-line call (`stage::walked`'s `INLINE_EDGES`): from r = 4, which only
+/// `conv3d_separable` compiles. There 8 rows a thread hold 72 sums: around the call (its
+/// arguments and the registers it keeps) ptxas spilled 13 of them a step, and with the
+/// window held, 8. Below, the walks keep the call (in line, LLVM leaves division and bound
+/// checks it cannot prove away in `conv3d_fast`).
+#[inline]
+pub const fn walk_inline_edges(r: u32) -> bool {
+    r >= 4
+}
+
 /// Floats between a 3D walk's tensor-copy barriers and its ghost list, which every thread
 /// reads each step: a 128-byte line of their own for the barriers, which the copies
 /// update as they land.
