@@ -628,8 +628,8 @@ fn tensor_copied_tiles_every_mode() {
     // each side and one inside, as the rows); volumes smaller than the mask and than one
     // box too.
     // Widths off a multiple of 4 and of the tile (131), and tiles on every x and y side
-    // with some inside on both axes (516 x 100) too.
-    let volumes: [&[usize]; 5] = [&[37, 70, 300], &[5, 9, 8], &[2, 3, 4], &[6, 21, 131], &[9, 100, 516]];
+    // with some inside on both axes (516 x 140, also at r = 4: tiles 64 rows tall) too.
+    let volumes: [&[usize]; 5] = [&[37, 70, 300], &[5, 9, 8], &[2, 3, 4], &[6, 21, 131], &[9, 140, 516]];
     for (j, &shape) in volumes.iter().enumerate() {
         let n = random_array(IxDyn(shape), 180 + j as u64);
         for r in 1..=4usize {
