@@ -33,9 +33,10 @@ fn shape(f: &Family, loops: bool, aligned: bool, r: u32) -> Vec<usize> {
         (2, true) if !f.separable => vec![577, 2001],
         // Two chunks of two 128-column strips.
         (2, true) => vec![two_chunks, 131],
-        (3, _) if aligned => vec![45, 37, 260],
-        // Several chunks of depth, two 32-row tiles, two 128-wide tiles.
-        _ => vec![45, 37, 131],
+        // Several chunks of depth; two tiles down at every radius (64 rows at
+        // `conv3d_separable` r = 4, else at most 32); two 128-wide tiles.
+        (3, _) if aligned => vec![45, 70, 260],
+        _ => vec![45, 70, 131],
     }
 }
 
