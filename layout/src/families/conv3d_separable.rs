@@ -67,9 +67,9 @@ pub const MAX_RADIUS: u32 = 4;
 
 /// Output rows per thread: each thread holds `2r+1` patches of this many rows (one per
 /// output plane an input plane touches), so registers grow as `qx·K·(2r+1)`. At r = 4
-/// (one column): 8 rows, a tile of 32 x 64. A warp's step there is about half fixed work
-/// (the barrier, the waits, the ring's and the x pass's bookkeeping: ncu counted 319
-/// instructions a warp and step at 6 rows, 170 of them FFMAs), which 8 rows spread over a
+/// (one column): 8 rows, a tile of 32 x 64. A warp's step there is about a third fixed
+/// work (the barrier, the waits, the ring's and the x pass's bookkeeping, the stores: about
+/// 110 of 319 instructions a warp and step at 6 rows, 170 FFMAs, ncu), which 8 rows spread over a
 /// third more outputs (H200, 512^3, three rounds: 346.2 -> 318.9 us; the mapping modes
 /// 1.17 -> 1.12-1.13 of zero). The 72 sums leave the walk that stages by threads no
 /// register to spare: it takes its window anew each step ([`super::walk_inline_edges`]).
