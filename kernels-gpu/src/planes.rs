@@ -203,13 +203,15 @@ unsafe fn segment<const R: u32>(
     let tid = ty * g.threads.0 + tx;
     let threads = g.threads.0 * g.threads.1;
     let plane_len = w as usize * h as usize;
-    // Staged plane q is input plane z_begin - R + q, held in slot q % ring.
-    let window = |q: u32| {
+    // Staged plane q is input plane z_begin - R + q, held in slot q % ring: its window for
+    // the volume's extents, the segment's origin and the mode (the segment's own, or the
+    // same numbers taken anew in a step: `walk_inline_edges`).
+    let window_of = |q: u32, [w, h, d]: [u32; 3], (x0, y0, z_begin): (u32, u32, u32), mode: u32| {
         // A plane before or past the volume reads the plane the mode maps it to, or is
         // all fill values (zero, constant).
-        let iz = map_index(a.mode, (z_begin + q) as i32 - R as i32, d as i32);
+        let iz = map_index(mode, (z_begin + q) as i32 - R as i32, d as i32);
         stage::Window {
-            plane: n.wrapping_add(iz.max(0) as usize * plane_len),
+            plane: n.wrapping_add(iz.max(0) as usize * (w as usize * h as usize)),
             row_pitch: w,
             w,
             h,
@@ -218,13 +220,14 @@ unsafe fn segment<const R: u32>(
             gy0: y0.wrapping_sub(R),
             sw: g.tile_w + 2 * g.pd,
             sh: g.tile_h + 2 * R,
-            mode: a.mode,
+            mode,
             fill: a.fill,
             ghost: iz < 0,
             unread: g.pd - R,
             inline_border: false,
         }
     };
+    let window = |q: u32| window_of(q, [w, h, d], (x0, y0, z_begin), a.mode);
     // Each step's work on the staged plane (the patches' taps and stores), the same in both
     // ways of staging below (each its own loop: one loop for both spilled at 128 registers).
     macro_rules! consume {
@@ -312,21 +315,8 @@ unsafe fn segment<const R: u32>(
                 // window, its edge cell and the thread's index taken anew each step rather
                 // than held across the loop, and the uncovered edge cells staged in line:
                 // ptxas then spills none.
-                let [w, h, d] = a.extent.map(computed_u32);
-                let (x0, y0, z_begin) = (computed_u32(x0), computed_u32(y0), computed_u32(z_begin));
-                let mode = computed_u32(a.mode);
-                let iz = map_index(mode, (z_begin + q) as i32 - R as i32, d as i32);
-                let win = stage::Window {
-                    plane: n.wrapping_add(iz.max(0) as usize * (w as usize * h as usize)),
-                    row_pitch: w,
-                    w,
-                    h,
-                    gx0: x0.wrapping_sub(g.pd),
-                    gy0: y0.wrapping_sub(R),
-                    mode,
-                    ghost: iz < 0,
-                    ..window(q)
-                };
+                let origin = (computed_u32(x0), computed_u32(y0), computed_u32(z_begin));
+                let win = window_of(q, a.extent.map(computed_u32), origin, computed_u32(a.mode));
                 let (tx, ty) = thread_xy_here();
                 let tid = ty * g.threads.0 + tx;
                 let walk = stage::Walking {

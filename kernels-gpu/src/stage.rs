@@ -951,7 +951,10 @@ unsafe fn widen_groups<P: Pixel>(raw: u32, buf: u32, groups: u32, tid: u32, thre
 /// [`window`] for a walk (`walk`: its edge cell, for `win`'s columns and height, and
 /// its raw area): the groups of [`Pixel::RAW`] pixels that copy 4 elements, and the
 /// edge cell's aligned word, are copied as they are, asynchronously; [`land`] widens
-/// them into the buffer once this thread's copies landed, before the barrier.
+/// them into the buffer once this thread's copies landed, before the barrier. With
+/// `INLINE_EDGES` the edge cells the walk's threads do not cover (`EdgeCell::covered`)
+/// are staged in line rather than by the out-of-line call (`layout::families::
+/// walk_inline_edges`); [`Window::inline_border`] would put every border path in line.
 ///
 /// # Safety
 /// As [`window`]; `walk.raw` holds `sw·sh + 4·threads` shared bytes, 4-byte aligned.
