@@ -193,6 +193,36 @@ fn u8_outputs_saturate_and_round_to_nearest_even() {
     assert!(negated.iter().all(|&p| p == 0));
 }
 
+/// u8 outputs of sums past every integer range and of non-finite sums: a 3 x 3 mask whose
+/// centre is ±1e30, ±infinity or NaN (the rest 0) makes each output that centre times a
+/// pixel, which must saturate as the reference does (past 255 -> 255, below 0 -> 0, NaN
+/// and 0·infinity -> 0), through every image variant that takes u8 and Auto, on an
+/// image three byte-ring tiles wide with 3 channels (its whole rows of 8 bytes are
+/// rounded and packed two floats at a time, `device::pack_u8_pairs`) and with 1.
+#[test]
+#[cfg_attr(
+    not(gpu_present),
+    ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
+)]
+fn u8_outputs_of_huge_and_non_finite_sums_saturate() {
+    let gpu = gpu();
+    for channels in [3, 1] {
+        let img = random_image::<u8>((40, 200, channels), 300 + channels as u64);
+        for centre in [1e30f32, -1e30, f32::INFINITY, f32::NEG_INFINITY, f32::NAN] {
+            let mut m = ndarray::Array2::<f32>::zeros((3, 3));
+            m[[1, 1]] = centre;
+            let want = reference::correlate_image(img.view(), m.view(), Mode::Zero);
+            for v in image_variants::<u8>() {
+                match gpu.correlate_image(img.view(), m.view(), Options::variant(v)) {
+                    Ok(got) => assert_eq!(got, want, "{v}, {channels} channels, centre {centre}"),
+                    // `image_mma` takes only taps it can hold exactly, and says so.
+                    Err(e) => assert_eq!(v, Variant::ImageMma, "{v} refused centre {centre}: {e}"),
+                }
+            }
+        }
+    }
+}
+
 /// An f32 image through the image kernels equals the same pixels as a 3D array under a
 /// (ky, kx, 1) mask through the plain-array kernels, within both tolerances.
 /// Masks past image_fast's radii (> 4), every mode: Auto runs each channel plane through
