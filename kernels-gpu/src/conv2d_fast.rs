@@ -99,59 +99,72 @@ unsafe fn compute_bytes<const R: u32, const C: u32, P: Pixel>(
     // The whole patch inside and its rows aligned (most threads): one store a row, no test.
     let whole = y + k <= h && x + bq <= w && row_pitch.is_multiple_of(bq) && (p as usize).is_multiple_of(bq as usize);
     // Output row o sums in place o % (2R + 1) from its first input row (o) to its last.
-    let mut acc = [[0.0f32; BYTE_QX_MAX as usize]; 2 * MAX_RADIUS as usize + 1];
-    for i in 0..k + 2 * R {
-        let mut v = [0.0f32; 40];
-        for q in q0..=q1 {
-            // SAFETY: word q of the thread's window in staged row ty·k + i of the landed
-            // raw slot.
-            let word = unsafe { load_shared_u32(first + i * sw + 4 * q) };
-            // The words between the first and last through the conversion pipe (wholly
-            // read), the others without it: the issue is the bound, and the pipe holds
-            // only the stores' F2IP beside them (H200, 8192² × 3, r = 1, 4 wide: one word
-            // of 3 198.8 -> 194.7 µs, every word through it 223.8; 8 wide in 16 rows: two
-            // words of 4 181.0, every word 183.9).
-            let f = if q > q0 && q < q1 {
-                widen_bytes_cvt(word)
-            } else {
-                widen_bytes(word)
-            };
-            v[4 * q as usize..4 * q as usize + 4].copy_from_slice(&f);
-        }
-        // Input row i feeds output row o through mask row i - o.
-        for o in i.saturating_sub(2 * R)..=i.min(k - 1) {
-            let (fr, a) = (i - o, &mut acc[(o % (2 * R + 1)) as usize]);
-            for fc in 0..2 * R + 1 {
-                let m = Mask2d::get((fr * (2 * R + 1) + fc) as usize);
-                for j in 0..bq as usize {
-                    a[j] = fma(m, v[(pd - R * C + fc * C) as usize + j], a[j]);
+    // The rows' loop twice, for whole patches and for the others, each with its stores
+    // decided (experiment: no branch and no convergence barrier a row).
+    let rows = #[inline(always)]
+    |whole: bool| {
+        let mut acc = [[0.0f32; BYTE_QX_MAX as usize]; 2 * MAX_RADIUS as usize + 1];
+        let mut row_at = p.wrapping_add((y * row_pitch + x) as usize);
+        for i in 0..k + 2 * R {
+            let mut v = [0.0f32; 40];
+            for q in q0..=q1 {
+                // SAFETY: word q of the thread's window in staged row ty·k + i of the landed
+                // raw slot.
+                let word = unsafe { load_shared_u32(first + i * sw + 4 * q) };
+                // The words between the first and last through the conversion pipe (wholly
+                // read), the others without it: the issue is the bound, and the pipe holds
+                // only the stores' F2IP beside them (H200, 8192² × 3, r = 1, 4 wide: one word
+                // of 3 198.8 -> 194.7 µs, every word through it 223.8; 8 wide in 16 rows: two
+                // words of 4 181.0, every word 183.9).
+                let f = if q > q0 && q < q1 {
+                    widen_bytes_cvt(word)
+                } else {
+                    widen_bytes(word)
+                };
+                v[4 * q as usize..4 * q as usize + 4].copy_from_slice(&f);
+            }
+            // Input row i feeds output row o through mask row i - o.
+            for o in i.saturating_sub(2 * R)..=i.min(k - 1) {
+                let (fr, a) = (i - o, &mut acc[(o % (2 * R + 1)) as usize]);
+                for fc in 0..2 * R + 1 {
+                    let m = Mask2d::get((fr * (2 * R + 1) + fc) as usize);
+                    for j in 0..bq as usize {
+                        a[j] = fma(m, v[(pd - R * C + fc * C) as usize + j], a[j]);
+                    }
                 }
             }
-        }
-        if i >= 2 * R {
-            let o = i - 2 * R;
-            let a = &mut acc[(o % (2 * R + 1)) as usize];
-            let at = p.wrapping_add(((y + o) * row_pitch + x) as usize);
-            if whole && bq == 8 {
-                // SAFETY: inside the plane, aligned to 8 pixels (whole).
-                unsafe { P::store8(at, [a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]]) };
-            } else if whole {
-                // SAFETY: inside the plane, aligned to 4 pixels (whole).
-                unsafe { P::store4(at, [a[0], a[1], a[2], a[3]]) };
-            } else {
-                // Row o alone, 4 at a time, with `patch::store`'s tests at the plane's edges.
-                for g in 0..(bq / 4) as usize {
-                    let q = [[a[4 * g], a[4 * g + 1], a[4 * g + 2], a[4 * g + 3]]];
-                    // SAFETY: the kernel's contract covers p, w, h and row_pitch.
-                    unsafe { patch::store::<P, 4>(&q, 1, p, row_pitch, w, h, x + 4 * g as u32, y + o) };
+            if i >= 2 * R {
+                let o = i - 2 * R;
+                let a = &mut acc[(o % (2 * R + 1)) as usize];
+                // A row's first output, from the row above's (one 64-bit add a row).
+                let at = row_at;
+                row_at = row_at.wrapping_add(row_pitch as usize);
+                if whole && bq == 8 {
+                    // SAFETY: inside the plane, aligned to 8 pixels (whole).
+                    unsafe { P::store8(at, [a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]]) };
+                } else if whole {
+                    // SAFETY: inside the plane, aligned to 4 pixels (whole).
+                    unsafe { P::store4(at, [a[0], a[1], a[2], a[3]]) };
+                } else {
+                    // Row o alone, 4 at a time, with `patch::store`'s tests at the plane's edges.
+                    for g in 0..(bq / 4) as usize {
+                        let q = [[a[4 * g], a[4 * g + 1], a[4 * g + 2], a[4 * g + 3]]];
+                        // SAFETY: the kernel's contract covers p, w, h and row_pitch.
+                        unsafe { patch::store::<P, 4>(&q, 1, p, row_pitch, w, h, x + 4 * g as u32, y + o) };
+                    }
                 }
+                *a = [0.0; BYTE_QX_MAX as usize];
             }
-            *a = [0.0; BYTE_QX_MAX as usize];
+            // SAFETY: an empty statement; as a memory clobber it keeps LLVM from hoisting
+            // later rows' loads above this row's taps (their windows would take the
+            // registers the sums need).
+            unsafe { core::arch::asm!("", options(nostack, preserves_flags)) };
         }
-        // SAFETY: an empty statement; as a memory clobber it keeps LLVM from hoisting
-        // later rows' loads above this row's taps (their windows would take the
-        // registers the sums need).
-        unsafe { core::arch::asm!("", options(nostack, preserves_flags)) };
+    };
+    if whole {
+        rows(true)
+    } else {
+        rows(false)
     }
 }
 
