@@ -100,7 +100,9 @@ unsafe fn compute_bytes<const R: u32, const C: u32, P: Pixel>(
     let whole = y + k <= h && x + bq <= w && row_pitch.is_multiple_of(bq) && (p as usize).is_multiple_of(bq as usize);
     // Output row o sums in place o % (2R + 1) from its first input row (o) to its last.
     // The rows' loop twice, for whole patches and for the others, each with its stores
-    // decided (experiment: no branch and no convergence barrier a row).
+    // decided: a whole patch's row then stores with no branch or convergence barrier
+    // (H200, 8192² × 3 u8, r = 1, three rounds: 132.9–136.1 -> 131.4–132.6 µs; 865
+    // instructions a thread's 8 rows where 910 were).
     let rows = #[inline(always)]
     |whole: bool| {
         let mut acc = [[0.0f32; BYTE_QX_MAX as usize]; 2 * MAX_RADIUS as usize + 1];
