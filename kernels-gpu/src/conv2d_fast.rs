@@ -102,7 +102,7 @@ unsafe fn compute_bytes<const R: u32, const C: u32, P: Pixel>(
     // The rows' loop twice, for whole patches and for the others, each with its stores
     // decided: a whole patch's row then stores with no branch or convergence barrier
     // (H200, 8192² × 3 u8, r = 1, three rounds: 132.9–136.1 -> 131.4–132.6 µs; 865
-    // instructions a thread's 8 rows where 910 were).
+    // instructions a thread's 8 rows where about 914 were).
     let rows = #[inline(always)]
     |whole: bool| {
         let mut acc = [[0.0f32; BYTE_QX_MAX as usize]; 2 * MAX_RADIUS as usize + 1];
@@ -117,7 +117,8 @@ unsafe fn compute_bytes<const R: u32, const C: u32, P: Pixel>(
                 // read), the others without it: the issue is the bound, and the pipe holds
                 // only the stores' F2IP beside them (H200, 8192² × 3, r = 1, 4 wide: one word
                 // of 3 198.8 -> 194.7 µs, every word through it 223.8; 8 wide in 16 rows: two
-                // words of 4 181.0, every word 183.9).
+                // words of 4 181.0, every word 183.9; with the stores' two floats an F2IP,
+                // `Pixel::store8`: two words 131.0–131.8, every word 145.3–148.5).
                 let f = if q > q0 && q < q1 {
                     widen_bytes_cvt(word)
                 } else {
