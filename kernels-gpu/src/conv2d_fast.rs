@@ -114,11 +114,12 @@ unsafe fn compute_bytes<const R: u32, const C: u32, P: Pixel>(
                 // raw slot.
                 let word = unsafe { load_shared_u32(first + i * sw + 4 * q) };
                 // The words between the first and last through the conversion pipe (wholly
-                // read), the others without it: the issue is the bound, and the pipe holds
-                // only the stores' F2IP beside them (H200, 8192² × 3, r = 1, 4 wide: one word
-                // of 3 198.8 -> 194.7 µs, every word through it 223.8; 8 wide in 16 rows: two
-                // words of 4 181.0, every word 183.9; with the stores' two floats an F2IP,
-                // `Pixel::store8`: two words 131.0–131.8, every word 145.3–148.5).
+                // read), the others without it: the split where that pipe (the `I2F`s alone:
+                // ncu counts `F2IP` elsewhere) and the issue balance (H200, 8192² × 3, r = 1,
+                // 4 wide: one word of 3 198.8 -> 194.7 µs, every word through it 223.8; 8
+                // wide in 16 rows: two words of 4 181.0, every word 183.9; with the stores'
+                // two floats an F2IP, `Pixel::store8`: two words 131.0–131.8, every word
+                // 145.3–148.5; then the right edge word too 1.048x, one middle word 1.008x).
                 let f = if q > q0 && q < q1 {
                     widen_bytes_cvt(word)
                 } else {
