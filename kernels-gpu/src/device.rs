@@ -531,8 +531,8 @@ fn pack2_u8(v0: f32, v1: f32, c: u32) -> u32 {
 }
 
 /// 4 sums rounded and saturated ([`u8_sat`]) into the bytes of a word, in order: two
-/// [`pack2_u8`], 2 instructions on the conversion pipe where [`pack_u8`] takes 4 and 3
-/// `PRMT`s.
+/// [`pack2_u8`], 2 `F2IP`s where [`pack_u8`] takes 4 and 3 `PRMT`s (ncu counts `F2IP`
+/// off the conversion pipe, which holds the `I2F`s).
 #[inline(always)]
 fn pack_u8_pairs(v: [f32; 4]) -> u32 {
     pack2_u8(v[0], v[1], pack2_u8(v[2], v[3], 0))
