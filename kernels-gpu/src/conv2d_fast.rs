@@ -321,7 +321,18 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
         // SAFETY: `a.tile_counter` is the launch's zeroed counter (the kernel's contract);
         // the shared memory holds the buffers, the barriers and the counter's words
         // (`shared_floats`).
-        return unsafe { counted_tiles(buffers, grid, (buffer, words), (counter, tid), stage, land, compute) };
+        return unsafe {
+            counted_tiles(
+                buffers,
+                grid,
+                (buffer, words),
+                (counter, tid),
+                |c| c,
+                stage,
+                land,
+                compute,
+            )
+        };
     }
     // Tiles block_x, block_x + grid, ... in order (`walked_tiles`); at the persistent
     // radii each row of tiles rotated by its row (`TileCursor::rotated`), so that the
@@ -366,6 +377,10 @@ fn window<const R: u32, const C: u32, P: Pixel>(
         inline_border: false,
     }
 }
+
+/// The high bit of a counted byte tile's x coordinate: one tensor copy stages it
+/// ([`byte_tiles`]). No grid holds 2^31 tiles a row.
+const COPIED: u32 = 1 << 31;
 
 /// [`tiles`] for u8 tiles at r <= 1: persistent blocks keep a ring of `byte_ring` raw
 /// slots, each a tile's bytes (`byte_tile_w` × `byte_tile_h`), and compute each tile from
@@ -412,22 +427,41 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
         // (`byte_barriers_at`, `shared_floats`).
         unsafe { init_tile_barriers(bars, ring, tid) };
     }
-    // How a tile is staged is worked out again from its window when it lands (a few
-    // uniform compares), rather than remembered per slot (bookkeeping that cost more).
+    // Tiles from the counter come marked (`COPIED`) where one tensor copy stages them,
+    // which thread 0 works out once as it publishes the tile; the others (the first
+    // rounds, the walked tiles) are worked out again from their window at each turn (a
+    // few uniform compares), rather than remembered per slot (bookkeeping that cost more).
+    let classify = #[inline(always)]
+    |tile: [u32; 3]| {
+        if tma && stage::by_bytes16(&window(tile)) {
+            [tile[0] | COPIED, tile[1], tile[2]]
+        } else {
+            tile
+        }
+    };
+    let copy = #[inline(always)]
+    |win: &stage::Window<P>, z, slot, at| {
+        let (boxed, at3) = (
+            byte_box_bytes(byte_tile_box(R, C)),
+            [win.gx0 / BYTE_ELEMENT, win.gy0, z],
+        );
+        // SAFETY: `a.tile_map`: the map describes the image in 2-byte elements with this
+        // box (`byte_tile_box`; gx0 is a multiple of 16); the slot is 128-byte aligned and
+        // holds the box; the barrier is the slot's, used by this copy alone until it lands.
+        unsafe { start_tile_copy(tid, at, (bars, slot), boxed, at3) }
+    };
     let stage = #[inline(always)]
     |tile: [u32; 3], slot, at| {
+        if counted(R, C, 1) && tile[0] & COPIED != 0 {
+            if tid == 0 {
+                copy(&window([tile[0] & !COPIED, tile[1], tile[2]]), tile[2], slot, at);
+            }
+            return;
+        }
         let win = window(tile);
         if stage::by_bytes16(&win) {
             if tma {
-                let (boxed, at3) = (
-                    byte_box_bytes(byte_tile_box(R, C)),
-                    [win.gx0 / BYTE_ELEMENT, win.gy0, tile[2]],
-                );
-                // SAFETY: `a.tile_map`: the map describes the image in 2-byte elements with
-                // this box (`byte_tile_box`; gx0 is a multiple of 16); the slot is 128-byte
-                // aligned and holds the box; the barrier is the slot's, used by this copy
-                // alone until it lands.
-                return unsafe { start_tile_copy(tid, at, (bars, slot), boxed, at3) };
+                return copy(&win, tile[2], slot, at);
             }
             // SAFETY: by_bytes16; the slot holds the window's bytes.
             unsafe { stage::bytes16(&win, at, tid, THREADS) }
@@ -438,7 +472,13 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
     };
     let land = #[inline(always)]
     |tile: &TileCursor, slot, at| {
-        let win = window(tile.current());
+        let tile = tile.current();
+        if counted(R, C, 1) && tile[0] & COPIED != 0 {
+            // SAFETY: the slot's barrier, initialized above; its copies land in order.
+            unsafe { phases.wait(bars, slot) };
+            return false; // every thread waited for the copy itself
+        }
+        let win = window(tile);
         if stage::by_bytes16(&win) {
             if tma {
                 // SAFETY: the slot's barrier, initialized above; its copies land in order.
@@ -458,7 +498,10 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
     };
     let compute = #[inline(always)]
     |[tx, ty, z]: [u32; 3], s| {
-        let (x0, y0) = (tx * geometry.0, ty * geometry.1);
+        let (x0, y0) = (
+            if counted(R, C, 1) { tx & !COPIED } else { tx } * geometry.0,
+            ty * geometry.1,
+        );
         let out = p.wrapping_add(z as usize * plane_len);
         // SAFETY: the slot's bytes landed before the barrier.
         unsafe { compute_bytes::<R, C, P>(shared_addr(s), out, (w, h, row_pitch), (x0, y0)) }
@@ -479,7 +522,18 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
     let counter = a.tile_counter as *mut u32;
     // SAFETY: `a.tile_counter` is the launch's zeroed counter (the kernel's contract); the
     // shared memory holds the ring and the counter's words (`shared_floats`).
-    unsafe { counted_tiles(ring, grid, (slot, words), (counter, tid), stage, land, compute) }
+    unsafe {
+        counted_tiles(
+            ring,
+            grid,
+            (slot, words),
+            (counter, tid),
+            classify,
+            stage,
+            land,
+            compute,
+        )
+    }
 }
 
 /// Entries and their launch bounds: 256 threads, `min_blocks(R, 1)` blocks per SM

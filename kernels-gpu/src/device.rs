@@ -1181,8 +1181,11 @@ pub fn walked_tiles(
 /// within about a tile of each other, where the fixed walk leaves the SMs of its
 /// `tiles mod gridDim.x` last tiles working alone. `stage` and `compute` take a tile's
 /// coordinates, `land` a cursor standing at them (as `pipelined_tiles`' callers pass
-/// theirs: read only where needed). The last block to finish sets both counter words back to 0
-/// (`counter[1]` counts the blocks done), so the next launch finds them so.
+/// theirs: read only where needed). `classify` may mark a tile's coordinates (e.g. a high
+/// bit no coordinate reaches) with what `stage` and `land` would otherwise work out again
+/// from them at each turn: thread 0 applies it once, as it publishes the tile, and every
+/// closure receives the marked coordinates. The last block to finish sets both counter
+/// words back to 0 (`counter[1]` counts the blocks done), so the next launch finds them so.
 ///
 /// # Safety
 /// `counter` is two global words, 0 at launch and touched by no other launch running
@@ -1195,6 +1198,7 @@ pub unsafe fn counted_tiles(
     n: [u32; 3],
     (buf_floats, words): (u32, u32),
     (counter, tid): (*mut u32, u32),
+    classify: impl Fn([u32; 3]) -> [u32; 3],
     mut stage: impl FnMut([u32; 3], u32, u32),
     mut land: impl FnMut(&TileCursor, u32, u32) -> bool,
     mut compute: impl FnMut([u32; 3], *const f32),
@@ -1203,7 +1207,13 @@ pub unsafe fn counted_tiles(
     let s = shared_f32();
     let base = shared_addr(s);
     let (step, tiles) = (grid_dim_x(), n[0] * n[1] * n[2]);
-    let coords = |t: u32| if t < tiles { TileCursor::split(n, t) } else { [NONE; 3] };
+    let coords = |t: u32| {
+        if t < tiles {
+            classify(TileCursor::split(n, t))
+        } else {
+            [NONE; 3]
+        }
+    };
     // Thread 0 takes the next tile of those past the fixed first rounds: its index, which
     // it splits only when it publishes it, so that its warp waits for the atomic there,
     // after the tile it computes, rather than at the barrier before it.

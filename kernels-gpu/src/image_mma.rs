@@ -761,6 +761,7 @@ unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
             grid,
             (imma_slot_bytes(R, C) / 4, words),
             (counter, tid),
+            |c| c,
             stage,
             land,
             compute,
