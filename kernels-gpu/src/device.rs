@@ -9,6 +9,7 @@
 //! param windows to the global space one to one, so these addresses are used as they are
 //! by the `.global` instructions below (`ld.global`, `st.global`, `cp.async`).
 use core::arch::nvptx;
+use layout::shape::Divider;
 pub use layout::ConvArgs;
 
 /// `threadIdx.x`
@@ -1221,12 +1222,30 @@ pub unsafe fn counted_tiles(
         // SAFETY: counter[0] is live (the function's contract).
         unsafe { atomic_add_global_u32(counter, 1) }
     };
+    // Thread 0 splits the indices it takes by the grid's x and y counts with dividers
+    // (`Divider`) made once and kept in the last 4 of the words: two divisions of ~20
+    // instructions each, on its warp's path to the tile's barrier, become ~5 each.
+    let dividers = words + 16 * 2;
+    if tid == 0 {
+        let ([mx, sx], [my, sy]) = (Divider::new(n[0]).words(), Divider::new(n[1]).words());
+        // SAFETY: the contract's words, read by this thread alone.
+        unsafe { store_shared_u32x4(dividers, [mx, sx, my, sy]) }
+    }
     let publish = |slot: u32, k: u32| {
         if tid == 0 {
             // Here (`computed_u32`): LLVM would split it as soon as the atomic returns.
             // (Saturating: `NONE`, no tile taken, stays past the grid.)
             let t = computed_u32(k).saturating_add((stages - 1) * step);
-            let c = coords(t);
+            // SAFETY: as above.
+            let [mx, sx, my, sy] = unsafe { load_shared_u32x4(dividers) };
+            let (dx, dy) = (Divider::from_words([mx, sx]), Divider::from_words([my, sy]));
+            let c = if t < tiles {
+                let row = dx.div(t);
+                let plane = dy.div(row);
+                classify([t - row * n[0], row - plane * n[1], plane])
+            } else {
+                [NONE; 3]
+            };
             // SAFETY: slot `slot` of the published coordinates (the contract's words).
             unsafe { store_shared_u32x4(words + 16 * slot, [c[0], c[1], c[2], 0]) }
         }

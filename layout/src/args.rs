@@ -35,8 +35,9 @@ pub unsafe trait KernelParams: Copy {
 
 /// Words of shared memory a block that takes its tiles from [`ConvArgs::tile_counter`]
 /// keeps after its buffers: two slots of a tile's coordinates (16 bytes each), one
-/// published while the other is read.
-pub const COUNTED_WORDS: u32 = 8;
+/// published while the other is read, and the two dividers thread 0 splits a tile's
+/// index with (16 bytes).
+pub const COUNTED_WORDS: u32 = 12;
 
 /// Arguments of every convolution kernel. Axes are named from the innermost (x, the
 /// contiguous one) out: a `(depth, height, width)` array has `extent = [width, height,

@@ -146,8 +146,91 @@ pub const fn f32_bytes(floats: u32) -> u32 {
     floats * 4
 }
 
+/// Division of a `u32` by a divisor fixed for a launch, by a multiply-high and shifts
+/// (Granlund and Montgomery's method, as libdivide's branch-free `u32` one): exact for
+/// every dividend, where `/` by a value known only at run time is a reciprocal's
+/// refinement of about 20 instructions each time.
+#[derive(Clone, Copy)]
+pub struct Divider {
+    /// The multiplier.
+    m: u32,
+    /// The two shifts, the first in the low byte.
+    shifts: u32,
+}
+
+impl Divider {
+    /// The divider by `d` (taken as 1 if 0).
+    #[inline]
+    pub fn new(d: u32) -> Self {
+        let d = d.max(1);
+        // l = ceil(log2(d)); m = floor(2^32 (2^l - d) / d) + 1, below 2^32 but where d is
+        // a power of 2 (then 1).
+        let l = 32 - (d - 1).leading_zeros();
+        let m = ((((1u64 << l) - d as u64) << 32) / d as u64 + 1) as u32;
+        let first = l.min(1);
+        Divider {
+            m,
+            shifts: first | (l - first) << 8,
+        }
+    }
+
+    /// `n / d`.
+    #[inline]
+    pub fn div(self, n: u32) -> u32 {
+        let t = ((self.m as u64 * n as u64) >> 32) as u32;
+        (t + ((n - t) >> (self.shifts & 0xff))) >> (self.shifts >> 8)
+    }
+
+    /// Its two words (to keep in shared memory).
+    #[inline]
+    pub fn words(self) -> [u32; 2] {
+        [self.m, self.shifts]
+    }
+
+    /// The divider of [`Self::words`].
+    #[inline]
+    pub fn from_words([m, shifts]: [u32; 2]) -> Self {
+        Divider { m, shifts }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::Divider;
+
+    #[test]
+    fn dividers_divide_exactly() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u32
+        };
+        let mut ds: std::vec::Vec<u32> = (1..3000).collect();
+        for k in 0..32 {
+            let p = 1u64 << k;
+            ds.extend(
+                [p - 1, p, p + 1]
+                    .into_iter()
+                    .filter(|&v| v >= 1 && v <= u32::MAX as u64)
+                    .map(|v| v as u32),
+            );
+        }
+        ds.extend([u32::MAX - 1, u32::MAX]);
+        ds.extend((0..500).map(|_| next() | 1));
+        for d in ds {
+            let v = Divider::new(d);
+            let mut ns = std::vec![0, 1, d - 1, d, d.wrapping_add(1), u32::MAX / 2, u32::MAX - 1, u32::MAX];
+            ns.extend((1..40u32).flat_map(|k| [d.wrapping_mul(k), d.wrapping_mul(k).wrapping_sub(1)]));
+            ns.extend((0..300).map(|_| next()));
+            for n in ns {
+                assert_eq!(v.div(n), n / d, "{n} / {d}");
+            }
+        }
+        assert_eq!(Divider::new(0).div(7), 7, "0 divides as 1");
+    }
+
     use super::DepthSplit;
 
     #[test]
