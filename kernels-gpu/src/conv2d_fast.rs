@@ -326,7 +326,7 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
                 buffers,
                 grid,
                 (buffer, words),
-                (counter, tid),
+                (counter, tid, true),
                 |c| c,
                 stage,
                 land,
@@ -520,6 +520,8 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
     // ends together.
     let words = shared_addr(shared_f32()) + 4 * counted_at(R, C, 1);
     let counter = a.tile_counter as *mut u32;
+    // The taken indices split by dividers from r = 1 (at r = 0, 64 registers, their words
+    // spilled a staged tile's coordinates: 12 bytes in `image_patches_c4_r0`).
     // SAFETY: `a.tile_counter` is the launch's zeroed counter (the kernel's contract); the
     // shared memory holds the ring and the counter's words (`shared_floats`).
     unsafe {
@@ -527,7 +529,7 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
             ring,
             grid,
             (slot, words),
-            (counter, tid),
+            (counter, tid, R > 0),
             classify,
             stage,
             land,

@@ -760,7 +760,7 @@ unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
             IMMA_RING,
             grid,
             (imma_slot_bytes(R, C) / 4, words),
-            (counter, tid),
+            (counter, tid, true),
             |c| c,
             stage,
             land,
