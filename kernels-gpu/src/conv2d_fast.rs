@@ -323,8 +323,7 @@ pub(crate) unsafe fn tiles<const R: u32, const C: u32, P: Pixel>(
         // (`shared_floats`).
         return unsafe {
             counted_tiles(
-                buffers,
-                grid,
+                (buffers, grid),
                 (buffer, words),
                 (counter, tid, true),
                 |c| c,
@@ -526,8 +525,7 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
     // shared memory holds the ring and the counter's words (`shared_floats`).
     unsafe {
         counted_tiles(
-            ring,
-            grid,
+            (ring, grid),
             (slot, words),
             (counter, tid, R > 0),
             classify,

@@ -1197,8 +1197,7 @@ pub fn walked_tiles(
 /// thread of the block calls it.
 #[inline(always)]
 pub unsafe fn counted_tiles(
-    stages: u32,
-    n: [u32; 3],
+    (stages, n): (u32, [u32; 3]),
     (buf_floats, words): (u32, u32),
     (counter, tid, fast_split): (*mut u32, u32, bool),
     classify: impl Fn([u32; 3]) -> [u32; 3],
@@ -1245,8 +1244,8 @@ pub unsafe fn counted_tiles(
                 // SAFETY: as above.
                 let [mx, sx, my, sy] = unsafe { load_shared_u32x4(dividers) };
                 let (dx, dy) = (Divider::from_words([mx, sx]), Divider::from_words([my, sy]));
-                let row = dx.div(t);
-                let plane = dy.div(row);
+                let row = dx.quotient(t);
+                let plane = dy.quotient(row);
                 classify([t - row * n[0], row - plane * n[1], plane])
             } else {
                 [NONE; 3]

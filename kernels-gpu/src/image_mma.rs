@@ -757,8 +757,7 @@ unsafe fn filter_imma<const R: u32, const C: u32>(a: &ConvArgs) {
     // ring from its base, and the counter's words (`imma_shared_bytes`).
     unsafe {
         counted_tiles(
-            IMMA_RING,
-            grid,
+            (IMMA_RING, grid),
             (imma_slot_bytes(R, C) / 4, words),
             (counter, tid, true),
             |c| c,

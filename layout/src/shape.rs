@@ -176,7 +176,7 @@ impl Divider {
 
     /// `n / d`.
     #[inline]
-    pub fn div(self, n: u32) -> u32 {
+    pub fn quotient(self, n: u32) -> u32 {
         let t = ((self.m as u64 * n as u64) >> 32) as u32;
         (t + ((n - t) >> (self.shifts & 0xff))) >> (self.shifts >> 8)
     }
@@ -225,10 +225,10 @@ mod tests {
             ns.extend((1..40u32).flat_map(|k| [d.wrapping_mul(k), d.wrapping_mul(k).wrapping_sub(1)]));
             ns.extend((0..300).map(|_| next()));
             for n in ns {
-                assert_eq!(v.div(n), n / d, "{n} / {d}");
+                assert_eq!(v.quotient(n), n / d, "{n} / {d}");
             }
         }
-        assert_eq!(Divider::new(0).div(7), 7, "0 divides as 1");
+        assert_eq!(Divider::new(0).quotient(7), 7, "0 divides as 1");
     }
 
     use super::DepthSplit;
