@@ -163,7 +163,9 @@ pub const fn plane_floats(r: u32) -> u32 {
 /// Taken in chunks instead (no spill), with the taps baked, r = 2, 3 ran zero 4-6% faster
 /// but the mapping modes slower than by threads (the fiftieth session, H200, 512^3, us:
 /// r = 2 710 -> 668-671, nearest 710 -> 721, wrap 710 -> 750; r = 3 1944-1958 ->
-/// 1875-1880, nearest 1993).
+/// 1875-1880, nearest 1993). Copies for the columns inside the volume alone, the border
+/// columns by threads, ran r = 2's mapping modes 1.09-1.23x zero (the sixty-seventh
+/// session, `docs/experiments/conv3d-fast-r2-copies-inside*.patch`).
 #[inline]
 pub const fn tile_map(r: u32) -> bool {
     r == 1
