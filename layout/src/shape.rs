@@ -163,8 +163,9 @@ impl Divider {
     #[inline]
     pub fn new(d: u32) -> Self {
         let d = d.max(1);
-        // l = ceil(log2(d)); m = floor(2^32 (2^l - d) / d) + 1, below 2^32 but where d is
-        // a power of 2 (then 1).
+        // l = ceil(log2(d)); m = floor(2^32 (2^l - d) / d) + 1 < 2^32 (1 where d is a
+        // power of 2): the quotient is (t + ((n - t) >> 1)) >> (l - 1), t = m·n / 2^32
+        // (for d = 1, t = 0 and no shift).
         let l = 32 - (d - 1).leading_zeros();
         let m = ((((1u64 << l) - d as u64) << 32) / d as u64 + 1) as u32;
         let first = l.min(1);
@@ -196,7 +197,7 @@ impl Divider {
 
 #[cfg(test)]
 mod tests {
-    use super::Divider;
+    use super::{DepthSplit, Divider};
 
     #[test]
     fn dividers_divide_exactly() {
@@ -230,8 +231,6 @@ mod tests {
         }
         assert_eq!(Divider::new(0).quotient(7), 7, "0 divides as 1");
     }
-
-    use super::DepthSplit;
 
     #[test]
     fn depth_chunks_fill_the_last_wave_and_are_never_empty() {
