@@ -452,6 +452,8 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
     let stage = #[inline(always)]
     |tile: [u32; 3], slot, at| {
         if counted(R, C, 1) && tile[0] & COPIED != 0 {
+            // Thread 0 alone starts the copy (`start_tile_copy` tests it too): the others
+            // skip the window's arithmetic.
             if tid == 0 {
                 copy(&window([tile[0] & !COPIED, tile[1], tile[2]]), tile[2], slot, at);
             }
