@@ -1209,12 +1209,20 @@ pub unsafe fn counted_tiles(
     let s = shared_f32();
     let base = shared_addr(s);
     let (step, tiles) = (grid_dim_x(), n[0] * n[1] * n[2]);
-    let coords = |t: u32| {
-        if t < tiles {
-            classify(TileCursor::split(n, t))
-        } else {
-            [NONE; 3]
+    // Tile `t`'s coordinates, split by the dividers where given, then classified; a
+    // coordinate past the grid where there is no tile `t`.
+    let coords = |t: u32, divided: Option<(Divider, Divider)>| {
+        if t >= tiles {
+            return [NONE; 3];
         }
+        classify(match divided {
+            None => TileCursor::split(n, t),
+            Some((dx, dy)) => {
+                let row = dx.quotient(t);
+                let plane = dy.quotient(row);
+                [t - row * n[0], row - plane * n[1], plane]
+            }
+        })
     };
     // Thread 0 takes the next tile of those past the fixed first rounds: its index, which
     // it splits only when it publishes it, so that its warp waits for the atomic there,
@@ -1238,18 +1246,12 @@ pub unsafe fn counted_tiles(
             // Here (`computed_u32`): LLVM would split it as soon as the atomic returns.
             // (Saturating: `NONE`, no tile taken, stays past the grid.)
             let t = computed_u32(k).saturating_add((stages - 1) * step);
-            let c = if !fast_split {
-                coords(t)
-            } else if t < tiles {
+            let divided = fast_split.then(|| {
                 // SAFETY: as above.
                 let [mx, sx, my, sy] = unsafe { load_shared_u32x4(dividers) };
-                let (dx, dy) = (Divider::from_words([mx, sx]), Divider::from_words([my, sy]));
-                let row = dx.quotient(t);
-                let plane = dy.quotient(row);
-                classify([t - row * n[0], row - plane * n[1], plane])
-            } else {
-                [NONE; 3]
-            };
+                (Divider::from_words([mx, sx]), Divider::from_words([my, sy]))
+            });
+            let c = coords(t, divided);
             // SAFETY: slot `slot` of the published coordinates (the contract's words).
             unsafe { store_shared_u32x4(words + 16 * slot, [c[0], c[1], c[2], 0]) }
         }
@@ -1262,7 +1264,7 @@ pub unsafe fn counted_tiles(
     // The staged tiles not yet computed, oldest first (at most 3: `stages` ≤ 4).
     let mut pend = [[NONE; 3]; 3];
     for k in 0..stages - 1 {
-        pend[k as usize] = coords(block_x() + k * step);
+        pend[k as usize] = coords(block_x() + k * step, None);
         if pend[k as usize][0] != NONE {
             stage(pend[k as usize], k, base + 4 * buf_floats * k);
         }
