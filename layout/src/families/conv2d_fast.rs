@@ -300,7 +300,8 @@ pub const fn shared_floats(r: u32, c: u32, bytes: u32) -> u32 {
 /// r = 3 471.0 -> 444.2–445.5, r = 4 623.3 -> 616.7–617.3, u8 r = 1 157.7–159.0 ->
 /// 152.1–152.7. One channel walks them: its byte ring (48 registers) spilled 28 bytes
 /// with the taken index live across a tile, and `conv2d_fast` ran slower with the
-/// counter (8192², r = 3 152.5–153.0 -> 158.4–161.0, r = 4 207.9–208.7 -> 209.6–211.3).
+/// counter (8192², r = 3 152.5–153.0 -> 158.4–161.0, r = 4 207.9–208.7 -> 209.6–211.3;
+/// r = 4 again with the dividers, four rounds: 213.4 -> 214.7).
 #[inline]
 pub const fn counted(r: u32, c: u32, bytes: u32) -> bool {
     c > 1 && (byte_ring(r, c, bytes) > 0 || persistent(r))
