@@ -426,10 +426,11 @@ unsafe fn byte_tiles<const R: u32, const C: u32, P: Pixel>(
         // (`byte_barriers_at`, `shared_floats`).
         unsafe { init_tile_barriers(bars, ring, tid) };
     }
-    // Tiles from the counter come marked (`COPIED`) where one tensor copy stages them,
-    // which thread 0 works out once as it publishes the tile; the others (the first
-    // rounds, the walked tiles) are worked out again from their window at each turn (a
-    // few uniform compares), rather than remembered per slot (bookkeeping that cost more).
+    // Counted tiles come marked (`COPIED`) where one tensor copy stages them, worked out
+    // once a tile (`counted_tiles`' `classify`: by thread 0 as it publishes it, by every
+    // thread for the block's first rounds); walked tiles (one channel) are worked out
+    // again from their window at each turn (a few uniform compares), rather than
+    // remembered per slot (bookkeeping that cost more).
     let classify = #[inline(always)]
     |tile: [u32; 3]| {
         if tma && stage::by_bytes16(&window(tile)) {

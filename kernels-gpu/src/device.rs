@@ -1184,11 +1184,11 @@ pub fn walked_tiles(
 /// coordinates, `land` a cursor standing at them (as `pipelined_tiles`' callers pass
 /// theirs: read only where needed). `classify` may mark a tile's coordinates (e.g. a high
 /// bit no coordinate reaches) with what `stage` and `land` would otherwise work out again
-/// from them at each turn: thread 0 applies it once, as it publishes the tile, and every
-/// closure receives the marked coordinates; with `fast_split` it splits the index it takes
-/// with dividers made once rather than by two divisions. The last block to finish sets
-/// both counter words back to 0 (`counter[1]` counts the blocks done), so the next launch
-/// finds them so.
+/// from them at each turn: thread 0 applies it once, as it publishes the tile (every
+/// thread to the block's first `stages - 1` tiles), and every closure receives the marked
+/// coordinates; with `fast_split` it splits the index it takes with dividers made once
+/// rather than by two divisions. The last block to finish sets both counter words back to
+/// 0 (`counter[1]` counts the blocks done), so the next launch finds them so.
 ///
 /// # Safety
 /// `counter` is two global words, 0 at launch and touched by no other launch running
@@ -1209,8 +1209,8 @@ pub unsafe fn counted_tiles(
     let s = shared_f32();
     let base = shared_addr(s);
     let (step, tiles) = (grid_dim_x(), n[0] * n[1] * n[2]);
-    // Tile `t`'s coordinates, split by the dividers where given, then classified; a
-    // coordinate past the grid where there is no tile `t`.
+    // Tile `t`'s coordinates, split by the dividers where given, then classified; `NONE`
+    // where there is no tile `t`.
     let coords = |t: u32, divided: Option<(Divider, Divider)>| {
         if t >= tiles {
             return [NONE; 3];
@@ -1232,10 +1232,10 @@ pub unsafe fn counted_tiles(
         unsafe { atomic_add_global_u32(counter, 1) }
     };
     // With `fast_split`, thread 0 splits the indices it takes by the grid's x and y counts
-    // with dividers (`Divider`) made once and kept in the last 4 of the words: two
+    // with dividers (`Divider`) made once and kept after the two slots: two
     // divisions of ~20 instructions each, on its warp's path to the tile's barrier, become
     // ~5 each (H200, 8192² × 3 u8, r = 1: 128.1 -> 125.4 µs, four rounds).
-    let dividers = words + 16 * 2;
+    let dividers = words + 4 * layout::args::COUNTED_DIVIDERS_AT;
     if fast_split && tid == 0 {
         let ([mx, sx], [my, sy]) = (Divider::new(n[0]).words(), Divider::new(n[1]).words());
         // SAFETY: the contract's words, read by this thread alone.

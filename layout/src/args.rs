@@ -33,11 +33,15 @@ pub unsafe trait KernelParams: Copy {
     const LIST: ParamList;
 }
 
+/// Where, among the [`COUNTED_WORDS`], the two dividers thread 0 splits a tile's index
+/// with lie (4 words): after two slots of a tile's coordinates (4 words each), one
+/// published while the other is read.
+pub const COUNTED_DIVIDERS_AT: u32 = 2 * 4;
+
 /// Words of shared memory a block that takes its tiles from [`ConvArgs::tile_counter`]
-/// keeps after its buffers: two slots of a tile's coordinates (16 bytes each), one
-/// published while the other is read, and the two dividers thread 0 splits a tile's
-/// index with (16 bytes).
-pub const COUNTED_WORDS: u32 = 12;
+/// keeps after its buffers: the coordinates' two slots and the dividers
+/// ([`COUNTED_DIVIDERS_AT`]).
+pub const COUNTED_WORDS: u32 = COUNTED_DIVIDERS_AT + 4;
 
 /// Arguments of every convolution kernel. Axes are named from the innermost (x, the
 /// contiguous one) out: a `(depth, height, width)` array has `extent = [width, height,
