@@ -15,9 +15,10 @@
 use crate::device::*;
 use crate::{patch, stage};
 use layout::families::conv2d_separable::{
-    barriers_at, chunk, input_floats, input_pitch, lag, min_blocks, pad, patch_rows, patch_x, ring_pitch, ring_rows,
-    row_x, tile_box, tile_map, STEP, THREADS, TILE_W,
+    balanced, barriers_at, chunk, input_floats, input_pitch, lag, min_blocks, pad, patch_rows, patch_x, ring_pitch,
+    ring_rows, row_x, segment, share_units, tile_box, tile_map, STEP, THREADS, TILE_W,
 };
+use layout::families::conv3d_fast::balanced_range;
 use layout::mode::zero_ghosts;
 use layout::tile_map::box_bytes;
 
@@ -123,11 +124,53 @@ unsafe fn column_pass<const R: u32, const Q: usize>(
 /// taps, `2R+1` each; launched as `layout::families::conv2d_separable` says.
 #[inline(always)]
 unsafe fn separable<const R: u32, const Q: usize, const X: usize>(a: &ConvArgs) {
+    let [w, h, _] = a.extent;
+    if !balanced(R) {
+        let (x0, y0) = (block_x() * TILE_W, block_y() * chunk(R));
+        // SAFETY: forwarded; one chunk of one strip, rows y0 .. last <= h, no copy before.
+        unsafe { walk::<R, Q, X>(a, (x0, y0), (y0 + chunk(R)).min(h), None) };
+        return;
+    }
+    let bars = shared_addr(shared_f32()) + 4 * barriers_at(R);
+    let maps = tile_map(R) && a.tile_map != 0;
+    if maps {
+        // SAFETY: the block's two barriers, after the ring (`barriers_at`, `shared_floats`).
+        unsafe { init_tile_barriers(bars, 2, thread_x()) };
+    }
+    // The block's share of every strip's steps, a strip's part at a time; the tensor
+    // copies' barriers go on counting their uses from one part to the next.
+    let (mut u, end) = balanced_range(block_x(), grid_dim_x(), share_units(R, [w, h]));
+    let mut copied = 0;
+    while u < end {
+        let s = segment(R, h, u, end);
+        if s.end > s.first {
+            let y0 = s.first * STEP;
+            // SAFETY: forwarded; rows y0 .. last <= h of a strip inside the image, the
+            // barriers made above where the map is given.
+            copied += unsafe { walk::<R, Q, X>(a, (s.strip * TILE_W, y0), (s.end * STEP).min(h), Some(copied)) };
+        }
+        u = s.next;
+    }
+}
+
+/// Walks output rows `y0 .. last` of the strip at `x0`, and returns the steps it staged
+/// by tensor copies. `copied`: `None` for a block's one walk (it makes the copies'
+/// barriers itself where it takes them), or the copies the block's earlier walks made on
+/// the barriers, which the caller made.
+///
+/// # Safety
+/// As `separable`; `y0 < last <= h`, `x0 < w`; after a block barrier since any earlier
+/// walk of the block.
+#[inline(always)]
+unsafe fn walk<const R: u32, const Q: usize, const X: usize>(
+    a: &ConvArgs,
+    (x0, y0): (u32, u32),
+    last: u32,
+    copied: Option<u32>,
+) -> u32 {
     let (n, p) = (input(a), output(a));
     let [w, h, _] = a.extent;
     let tid = thread_x();
-    let (x0, y0) = (block_x() * TILE_W, block_y() * chunk(R));
-    let last = (y0 + chunk(R)).min(h);
     let steps = (last - y0).div_ceil(STEP) + lag(R);
     // The outputs read input rows y0 - R .. last + R: where the lag's steps hold more
     // than the 2R rows past the outputs (r = 2: 28 of the last step's 32 rows are not
@@ -150,10 +193,13 @@ unsafe fn separable<const R: u32, const Q: usize, const X: usize>(a: &ConvArgs) 
     let inside = x0 >= pad(R) && x0 + TILE_W + pad(R) <= w && y0 >= R && last + R <= h;
     let tma = tile_map(R) && a.tile_map != 0 && (zero || inside);
     let bars = base + 4 * barriers_at(R);
-    if tma {
+    if tma && copied.is_none() {
         // SAFETY: the block's two barriers, after the ring (`barriers_at`, `shared_floats`).
         unsafe { init_tile_barriers(bars, 2, tid) };
     }
+    // Step k's buffer, and its copy's count on the barriers: copy c lands on barrier
+    // c % 2, its use c / 2.
+    let done = copied.unwrap_or(0);
     // Step k's input rows are y0 - R + 32k .., filtered into ring rows 32k ...
     let stage_step = |k: u32, rows: u32| {
         let win = stage::Window {
@@ -172,7 +218,8 @@ unsafe fn separable<const R: u32, const Q: usize, const X: usize>(a: &ConvArgs) 
             unread: pad(R) - R,
             inline_border: false,
         };
-        let (buf, slot) = (base + 4 * input_floats(R) * (k % 2), k % 2);
+        let slot = (done + k) % 2;
+        let buf = base + 4 * input_floats(R) * slot;
         if tma {
             if tid == 0 {
                 // SAFETY: `a.tile_map`: the map describes the input with a box of STEP
@@ -212,10 +259,10 @@ unsafe fn separable<const R: u32, const Q: usize, const X: usize>(a: &ConvArgs) 
         cp_async_wait::<1>(); // this thread's copies of step k landed
         if tma {
             // SAFETY: the buffer's barrier, initialized above.
-            unsafe { barrier_wait(tile_barrier(bars, k % 2), (k / 2) % 2) };
+            unsafe { barrier_wait(tile_barrier(bars, (done + k) % 2), ((done + k) / 2) % 2) };
         }
         sync_threads(); // ... and everyone's; the ring rows step k overwrites are read
-        let inb = s.wrapping_add((input_floats(R) * (k % 2)) as usize);
+        let inb = s.wrapping_add((input_floats(R) * ((done + k) % 2)) as usize);
         // SAFETY: buffer k % 2 holds step k's rows; the ring is inside the launch's memory.
         unsafe {
             if trims && k + 1 == steps {
@@ -231,6 +278,11 @@ unsafe fn separable<const R: u32, const Q: usize, const X: usize>(a: &ConvArgs) 
             // of 32 rows cover 2R); the kernel's contract covers p, and last <= h.
             unsafe { column_pass::<R, Q>(ring, o * STEP, p, w, (x0, y0 + o * STEP), last) };
         }
+    }
+    if tma {
+        steps
+    } else {
+        0
     }
 }
 

@@ -370,6 +370,38 @@ fn launch_shapes_cover_every_output_and_fit_the_gpu() {
                     }
                     continue;
                 }
+                if s.persistent && v == Variant::Conv2dSeparable {
+                    // Balanced: a 1D grid whose blocks (as many as the GPU at hand holds,
+                    // or fewer) walk every strip's output steps once, a strip's part at a time.
+                    use fam::conv2d_separable::{segment, share_units, STEP, TILE_W};
+                    assert!(s.grid.1 == 1 && s.grid.2 == 1 && s.depth.is_none(), "{v}: {s:?}");
+                    let (w, h) = (extent[0] as u32, extent[1] as u32);
+                    let (strips, steps) = (w.div_ceil(TILE_W), h.div_ceil(STEP));
+                    let units = share_units(r, [w, h]);
+                    for slots in [1, 7, 264, 100_000] {
+                        let blocks = s.grid.0.min(slots);
+                        let mut next = (0, 0);
+                        for b in 0..blocks {
+                            let (mut u, end) = fam::conv3d_fast::balanced_range(b, blocks, units);
+                            assert!(u < end, "{v} {shape:?}: block {b} of {blocks} has no units");
+                            while u < end {
+                                let g = segment(r, h, u, end);
+                                assert!(g.next > u && g.next <= end, "{v} {shape:?}: {g:?}");
+                                if g.end > g.first {
+                                    assert_eq!((g.strip, g.first), next, "{v} {shape:?}: block {b} of {blocks}");
+                                    next = if g.end == steps {
+                                        (g.strip + 1, 0)
+                                    } else {
+                                        (g.strip, g.end)
+                                    };
+                                }
+                                u = g.next;
+                            }
+                        }
+                        assert_eq!(next, (strips, 0), "{v} {shape:?}: {blocks} blocks");
+                    }
+                    continue;
+                }
                 if v == Variant::Conv3dFast || v == Variant::Conv3dSeparable {
                     // Chunks of depth follow the grid (shorter for small volumes): every
                     // plane covered, no block without one.

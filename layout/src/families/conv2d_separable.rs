@@ -161,6 +161,80 @@ pub const fn tile_box(r: u32) -> [u32; 3] {
     [input_pitch(r), STEP, 1]
 }
 
+/// Whether blocks walk balanced shares of every strip's steps (a 1D grid of one block per
+/// slot of the GPU, [`segment`]) rather than one chunk of one strip each: past r = 16,
+/// where arithmetic dominates and 8192² is 256 chunks on 264 slots (8 SMs hold one
+/// block), and where smaller images are fewer chunks than slots (2048²: 16).
+#[inline]
+pub const fn balanced(r: u32) -> bool {
+    r > 16
+}
+
+/// A strip's cost in half-steps, the unit of the balanced shares: 2 an output step (its
+/// row pass and its column pass) and 1 a step of the lag (a row pass alone), which the
+/// segment that starts the strip pays. A share that starts inside a strip pays a lag
+/// beyond its units, as nearly every share does.
+#[inline]
+pub const fn strip_units(r: u32, h: u32) -> u32 {
+    lag(r) + 2 * h.div_ceil(STEP)
+}
+
+/// Units of the balanced shares: every strip's (`layout::families::conv3d_fast::
+/// balanced_range` splits them among the blocks).
+#[inline]
+pub const fn share_units(r: u32, [w, h]: [u32; 2]) -> u32 {
+    w.div_ceil(TILE_W) * strip_units(r, h)
+}
+
+/// The fewest units a block's share holds (the launch's grid is at most the units over
+/// this): 8 output steps and the lag, so that small images do not pay a lag a step or two.
+#[inline]
+pub const fn least_units(r: u32) -> u32 {
+    lag(r) + 2 * 8
+}
+
+/// The output step at which a share's boundary `o` units into a strip falls: step 0 up
+/// to the lag's end, then one step per 2 units (a boundary inside a step's 2 units moves
+/// to its end). Neighbouring shares take the same boundary, so each step is one share's.
+#[inline]
+pub const fn step_at(r: u32, o: u32) -> u32 {
+    if o <= lag(r) {
+        0
+    } else {
+        (o - lag(r)).div_ceil(2)
+    }
+}
+
+/// One strip's part of a share: its output steps `first .. end` (possibly none) of strip
+/// `strip`, and the share's unit after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    /// The strip (its columns from `TILE_W * strip`).
+    pub strip: u32,
+    /// Its first output step (rows from `STEP * first`).
+    pub first: u32,
+    /// The output step after its last.
+    pub end: u32,
+    /// The share's next unit: the next segment's start, or the share's end.
+    pub next: u32,
+}
+
+/// The segment of a share (units `u .. end`, `u < end`) that starts at unit `u`, in an
+/// image `h` rows tall.
+#[inline]
+pub const fn segment(r: u32, h: u32, u: u32, end: u32) -> Segment {
+    let per = strip_units(r, h);
+    let strip = u / per;
+    let base = strip * per;
+    let o1 = if end - base < per { end - base } else { per };
+    Segment {
+        strip,
+        first: step_at(r, u - base),
+        end: step_at(r, o1),
+        next: base + o1,
+    }
+}
+
 /// Blocks per SM the launch bounds ask for.
 #[inline]
 pub const fn min_blocks(r: u32) -> u32 {
@@ -198,10 +272,23 @@ pub const FAMILY: Family = Family {
     summary: "ours: rank-1 masks in one pass, row and column filters, the intermediate in a shared ring",
 };
 
-/// One block per (128-column strip, chunk of `chunk(r)` rows).
+/// One block per (128-column strip, chunk of `chunk(r)` rows), or where [`balanced`], a
+/// 1D grid of persistent blocks (the launch caps it at the resident ones), each walking
+/// its share of the [`share_units`] at least [`least_units`] long.
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
     let [w, h, _] = p.extent;
+    if balanced(r) {
+        // At most the elements / 2048 (< 2^31).
+        let units = share_units(r, [w, h]);
+        return Ok(LaunchShape {
+            grid: ((units / least_units(r)).clamp(1, MAX_GRID_X), 1, 1),
+            block: (THREADS, 1, 1),
+            shared_bytes: shared_floats(r) * 4,
+            persistent: true,
+            depth: None,
+        });
+    }
     Ok(LaunchShape {
         grid: (
             blocks(w as usize, TILE_W as usize, MAX_GRID_X)?,
