@@ -2,7 +2,8 @@
 //! radius. The mask arrives as its row of taps and its column of taps (`MASK_1D[0..2R+1]`
 //! and `MASK_1D[2R+1..4R+2]`).
 //!
-//! A block owns a 128-column strip and a chunk of rows, and walks down it in steps of 32
+//! A block owns a 128-column strip and a chunk of rows (past r = 16, a balanced share of
+//! every strip's rows, walked a strip's part at a time), and walks down it in steps of 32
 //! rows. Each step (1) takes the 32 input rows that arrived in shared memory (16-byte
 //! `cp.async`, issued a step ahead through the mode-aware staging), (2) filters them
 //! along x into the ring of filtered rows (each thread 4 columns from a register window,
@@ -159,8 +160,9 @@ unsafe fn separable<const R: u32, const Q: usize, const X: usize>(a: &ConvArgs) 
 /// the barriers, which the caller made.
 ///
 /// # Safety
-/// As `separable`; `y0 < last <= h`, `x0 < w`; after a block barrier since any earlier
-/// walk of the block.
+/// As `separable`; `y0 < last <= h`, `x0 < w`. An earlier walk of the block read its
+/// input buffers before its last block barrier (as every walk does), and the ring is
+/// written only after this walk's first.
 #[inline(always)]
 unsafe fn walk<const R: u32, const Q: usize, const X: usize>(
     a: &ConvArgs,

@@ -538,20 +538,22 @@ fn correlate_on_device(gpu: &Gpu, n: ArrayViewD<f32>, m: ArrayViewD<f32>, mode: 
     (ran, dp.to_host().unwrap())
 }
 
-/// `conv2d_separable` past r = 16 walks chunks of 2048 rows (`layout`'s `chunk`), which
-/// the proptests' arrays never fill: an image of three chunks (the last 70 rows) and four
-/// strips and a bit, at r = 17 and 32, under zero ghost cells (every step by tensor
-/// copies), reflect (only the blocks away from every edge by them) and a constant.
-/// Checked against the reference over the rows around each chunk's first row and the
-/// image's last, each range's reference from the input rows it reads (rows `r` beyond it,
-/// or the image's edge), so that those modes' ghost cells are the image's own (wrap's,
-/// from the far edge, are not: the proptests and `tensor_copied_tiles_every_mode` have it).
+/// `conv2d_separable` past r = 16 walks balanced shares of every strip's steps
+/// (`layout`'s `segment`), at most one block per slot of the GPU: on an image longer than
+/// the proptests' arrays (two of r = 16's 2048-row chunks and 70 rows, four strips and a
+/// bit), at r = 17 and 32, under zero ghost cells (every step by tensor copies), reflect
+/// (only the parts away from every edge by them) and a constant. Checked against the
+/// reference over the rows around the image's first, 2048th and last rows, each range's
+/// reference from the input rows it reads (rows `r` beyond it, or the image's edge), so
+/// that those modes' ghost cells are the image's own (wrap's, from the far edge, are not:
+/// the proptests and `tensor_copied_tiles_every_mode` have it);
+/// `capped_persistent_grids_match_the_reference` checks whole images of many shares.
 #[test]
 #[cfg_attr(
     not(gpu_present),
     ignore = "no GPU on this machine: GPU test NOT run (run with --include-ignored on a GPU machine)"
 )]
-fn conv2d_separable_chunks_past_r16() {
+fn conv2d_separable_long_images_past_r16() {
     use layout::families::conv2d_separable::{chunk, TILE_W};
     let gpu = gpu();
     let c = chunk(17) as usize;
@@ -1134,6 +1136,19 @@ fn capped_persistent_grids_match_the_reference() {
         each_cap(
             &format!("conv2d_fast r = {r}"),
             &|mode| plain(&gpu, Variant::Conv2dFast, &n2, &m, mode),
+            true,
+        );
+    }
+    // conv2d_separable past r = 16, whose blocks walk balanced shares of every strip's
+    // steps (a block under a cap of 1 or 3 walks several strips' parts): rows a multiple
+    // of 4 floats (steps by tensor copies) and not.
+    for (r, w) in [(17usize, 388), (17, 389), (32, 388), (32, 389)] {
+        let n = random_array(IxDyn(&[150, w]), 315 + w as u64);
+        let axes = [316, 317].map(|seed| gpuconv_tests::random_vec(2 * r + 1, seed + r as u64));
+        let m = gpuconv_tests::outer(&axes);
+        each_cap(
+            &format!("conv2d_separable r = {r}, width {w}"),
+            &|mode| plain(&gpu, Variant::Conv2dSeparable, &n, &m, mode),
             true,
         );
     }

@@ -1,6 +1,7 @@
 //! `conv2d_separable` (kernels-gpu/src/conv2d_separable.rs): rank-1 2D masks (a column
 //! of taps times a row of taps), one pass. A block owns a 128-column strip and walks
-//! down a chunk of rows: input rows stream into shared memory with 16-byte `cp.async`,
+//! down a chunk of rows (past r = 16, its balanced share of every strip's rows:
+//! [`balanced`]): input rows stream into shared memory with 16-byte `cp.async`,
 //! the row pass writes 32 filtered rows per step into a ring of shared rows, and the
 //! column pass sums the ring's rows into 32 output rows. Each output costs `2(2r+1)`
 //! FMAs, and the intermediate never leaves the chip.
@@ -163,8 +164,14 @@ pub const fn tile_box(r: u32) -> [u32; 3] {
 
 /// Whether blocks walk balanced shares of every strip's steps (a 1D grid of one block per
 /// slot of the GPU, [`segment`]) rather than one chunk of one strip each: past r = 16,
-/// where arithmetic dominates and 8192² is 256 chunks on 264 slots (8 SMs hold one
-/// block), and where smaller images are fewer chunks than slots (2048²: 16).
+/// where arithmetic dominates. 8192² was 256 chunks on 264 slots (8 SMs held one block),
+/// and smaller images far fewer chunks than slots (2048²: 16). H200, medians in µs
+/// (the sixty-ninth session's runs 1, 2): 8192² r = 24 274.0 -> 269.3, r = 32 342.4 ->
+/// 338.0 and 342.2 -> 337.7; 4096² r = 17 118.7 -> 63.0, r = 32 193.5 -> 99.3; 2048²
+/// r = 17 116.0 -> 24.1, r = 32 183.6 -> 34.8. From r = 9 they lost where the image
+/// does not fit in L2, as the 3D walks' shares did (8192² r = 9 158.7 -> 200.8, r = 12
+/// 179.7 -> 194.3, r = 16 196.0 -> 198.8; 4096² r = 9 47.7 -> 49.9), though 2048² ran
+/// 1.4-1.6x faster there (r = 9 31.0 -> 20.0, r = 16 35.0 -> 23.7).
 #[inline]
 pub const fn balanced(r: u32) -> bool {
     r > 16
@@ -187,10 +194,12 @@ pub const fn share_units(r: u32, [w, h]: [u32; 2]) -> u32 {
 }
 
 /// The fewest units a block's share holds (the launch's grid is at most the units over
-/// this): 8 output steps and the lag, so that small images do not pay a lag a step or two.
+/// this): one output step and the lag. The grid is one wave however short the shares,
+/// so more blocks finish sooner while they fit: 2048² r = 17 28.5 -> 24.1 µs, r = 32
+/// 40.0 -> 34.8 against shares of at least 8 steps (H200, runs 1, 2).
 #[inline]
 pub const fn least_units(r: u32) -> u32 {
-    lag(r) + 2 * 8
+    lag(r) + 2
 }
 
 /// The output step at which a share's boundary `o` units into a strip falls: step 0 up
