@@ -188,8 +188,9 @@ unsafe fn walk<const R: u32, const Q: usize, const X: usize>(
     let ring = s.wrapping_add(2 * input_floats(R) as usize);
     let base = shared_addr(s);
     // Steps staged by tensor copies, as `conv2d_fast`'s tiles: thread 0 starts one a
-    // step, completing on its buffer's barrier (step k: buffer k % 2, its use k / 2).
-    // They read ghost cells as zeros: under another mode only a block whose rows and
+    // step, completing on its buffer's barrier (step k: buffer (done + k) % 2,
+    // its use (done + k) / 2, `done` counting the copies of the block's earlier walks).
+    // They read ghost cells as zeros: under another mode only a walk whose rows and
     // columns read lie inside the image takes them.
     let zero = zero_ghosts(a.mode, a.fill);
     let inside = x0 >= pad(R) && x0 + TILE_W + pad(R) <= w && y0 >= R && last + R <= h;
@@ -238,7 +239,7 @@ unsafe fn walk<const R: u32, const Q: usize, const X: usize>(
             }
             return;
         }
-        // SAFETY: the kernel's contract covers the input; buffer k % 2 holds
+        // SAFETY: the kernel's contract covers the input; buffer `slot` holds
         // input_floats(R) = sw·STEP >= sw·sh floats; x0 and the pad are multiples of 4.
         unsafe { stage::window(win, buf, tid, THREADS) }
     };
@@ -265,7 +266,8 @@ unsafe fn walk<const R: u32, const Q: usize, const X: usize>(
         }
         sync_threads(); // ... and everyone's; the ring rows step k overwrites are read
         let inb = s.wrapping_add((input_floats(R) * ((done + k) % 2)) as usize);
-        // SAFETY: buffer k % 2 holds step k's rows; the ring is inside the launch's memory.
+        // SAFETY: buffer (done + k) % 2 holds step k's rows; the ring is inside the
+        // launch's memory.
         unsafe {
             if trims && k + 1 == steps {
                 row_pass::<R, X>(inb, ring, k * STEP, tail)

@@ -22,7 +22,9 @@ pub const STEP: u32 = 32;
 /// step stages only the rows read, 128 rows gain about 1% at r = 2 and 4 (147.2 ->
 /// 145.8, 148.6 -> 146.5; r = 8 on 512 rows 162.8 -> 164.0: three runs each). Past
 /// r = 16, 2048 rows (the lag's 2 steps are half the share of a chunk's 64, and 8192²
-/// is one wave of 256 blocks at 2 an SM): r = 32 346.9 -> 338.8 (3 rounds).
+/// is one wave of 256 blocks at 2 an SM): r = 32 346.9 -> 338.8 (3 rounds). Past r = 16
+/// the kernels walk balanced shares instead ([`balanced`]); the tests size the images
+/// that must hold several of those old chunks from this value.
 #[inline]
 pub const fn chunk(r: u32) -> u32 {
     match r {
