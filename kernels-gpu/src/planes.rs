@@ -12,7 +12,7 @@
 //! and moves the others down.
 use crate::device::*;
 use crate::{patch, stage};
-use layout::families::conv3d_fast::{balanced_range, walk_units};
+use layout::families::conv3d_fast::{balanced_range, column_chunk, walk_units};
 use layout::families::{walk_held, walk_inline_edges, walk_list_words, WALK_HELD_MAX, WALK_LIST_HEAD};
 use layout::mode::{code, map_index, zero_ghosts};
 use layout::tile_map::box_bytes;
@@ -52,8 +52,6 @@ pub struct Walk {
     /// Steps the block's shared pass over a plane (`first`) runs ahead of the patches'
     /// `add`: 0 or 1.
     pub lag: u32,
-    /// The chunk length the launch's grid depth gives (`chunk_z`).
-    pub chunk: u32,
     /// Blocks take balanced ranges of all columns' planes (`balanced_range`, a 1D grid)
     /// rather than one chunk of one column each.
     pub balanced: bool,
@@ -72,6 +70,9 @@ pub struct Walk {
     pub ghosts_at: u32,
     /// Its words (0: mapping modes stage their planes by threads).
     pub ghost_words: u32,
+    /// Whether y-side columns take one chunk more (the family's `side_chunks`; the grid
+    /// has a row of chunks more: `DepthSplit::sides`).
+    pub side_chunks: bool,
 }
 
 /// The [`Walk`] of a family at radius `$r` for the launch of `$a`: `$family` is its
@@ -91,8 +92,6 @@ macro_rules! walk_of {
             ring: f::ring($r),
             ahead: f::ahead($r),
             lag: f::lag($r),
-            // The launch cuts depth into gridDim.z chunks.
-            chunk: f::chunk_z($a.extent[2], $crate::device::grid_dim_z()),
             balanced: f::balanced($r),
             table_at: f::table_at($r),
             table_words: f::table_words($r),
@@ -101,6 +100,7 @@ macro_rules! walk_of {
             barriers_at: f::barriers_at($r),
             ghosts_at: f::ghosts_at($r),
             ghost_words: f::ghost_words($r),
+            side_chunks: f::side_chunks($r),
         }
     }};
 }
@@ -155,9 +155,16 @@ pub unsafe fn walk<const R: u32>(
             let (x0, y0) = ((column % columns) * g.tile_w, (column / columns) * g.tile_h);
             (args, (x0, y0, z_begin, steps))
         } else {
-            // The block's chunk of its column.
-            let z_begin = block_z() * g.chunk;
-            let steps = a.extent[2].saturating_sub(z_begin).min(g.chunk);
+            // The block's chunk of its column: with `side_chunks`, the launch's last row of
+            // chunks is the y sides' alone, the other columns cut into one fewer.
+            let y0 = block_y() * g.tile_h;
+            let y_side = y0 < R || y0 + g.tile_h + R > a.extent[1];
+            let chunk = column_chunk(a.extent[2], grid_dim_z(), g.side_chunks, y_side);
+            let z_begin = block_z() * chunk;
+            let steps = a.extent[2].saturating_sub(z_begin).min(chunk);
+            if steps == 0 {
+                break;
+            }
             (*a, (block_x() * g.tile_w, block_y() * g.tile_h, z_begin, steps))
         };
         // SAFETY: forwarded from the contract; the segment lies inside the volume.

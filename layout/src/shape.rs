@@ -33,6 +33,10 @@ pub struct DepthSplit {
     /// blocks all fill their rings at once and finish at once (H200, 512^3 r = 1,
     /// 16-byte pads: conv3d_fast 370 -> 349 -> 349 us in 1, 2, 4 waves).
     pub waves: u32,
+    /// The columns on a y side take one chunk more than the others: the launch adds a
+    /// row of chunks (`grid.2 + 1`), which the other columns leave empty
+    /// (`conv3d_separable::side_chunks`).
+    pub sides: bool,
 }
 
 impl DepthSplit {
@@ -234,7 +238,12 @@ mod tests {
 
     #[test]
     fn depth_chunks_fill_the_last_wave_and_are_never_empty() {
-        let split = |planes, halo, waves| DepthSplit { planes, halo, waves };
+        let split = |planes, halo, waves| DepthSplit {
+            planes,
+            halo,
+            waves,
+            sides: false,
+        };
         // 512^3 at r = 1: 64 columns, 264 slots -> one wave of 4 chunks of 128.
         assert_eq!(split(512, 2, 1).chunks(64, 264), 4);
         // Asked for 2 or 4 waves: 8 chunks of 64 (2 waves), 16 of 32 (3.9 waves).

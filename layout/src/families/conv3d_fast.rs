@@ -43,6 +43,19 @@ pub const fn chunk_z(d: u32, gz: u32) -> u32 {
         d.div_ceil(gz)
     }
 }
+
+/// Planes per chunk of a column's blocks in a grid `gz` chunks deep: [`chunk_z`], or with
+/// `sides` (`DepthSplit::sides`) for a column on no y side, that of one chunk fewer (the
+/// grid's last row of chunks is the y sides' alone). Either way `gz` chunks cover the
+/// depth, the later ones possibly empty.
+#[inline]
+pub const fn column_chunk(d: u32, gz: u32, sides: bool, y_side: bool) -> u32 {
+    if sides && !y_side {
+        chunk_z(d, gz.saturating_sub(1))
+    } else {
+        chunk_z(d, gz)
+    }
+}
 /// Largest compiled radius.
 pub const MAX_RADIUS: u32 = 3;
 
@@ -154,6 +167,13 @@ pub const fn plane_floats(r: u32) -> u32 {
     staged_w(r) * (tile_h(r) + 2 * r)
 }
 
+/// Whether y-side columns walk shorter chunks (`conv3d_separable::side_chunks`): never
+/// here.
+#[inline]
+pub const fn side_chunks(_r: u32) -> bool {
+    false
+}
+
 /// Whether the walk stages f32 planes with tensor copies where the host gives it a tile
 /// map (`crate::tile_map`; in every mode, the threads writing the ghost cells after the
 /// copy, `planes::segment`): one instruction a plane instead of each thread's 16-byte
@@ -263,20 +283,20 @@ pub const FAMILY: Family = Family {
 /// (`depth`); from r = 2 ([`balanced`]), a 1D grid of resident blocks instead.
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
-    walk_launch(p, (TILE_W, tile_h(r)), shared_floats(r), waves(r), balanced(r))
+    walk_launch(p, (TILE_W, tile_h(r)), shared_floats(r), (waves(r), balanced(r), side_chunks(r)))
 }
 
 /// The launch of a walk along depth (`kernels-gpu/src/planes.rs`, shared with
 /// `conv3d_separable`): one block of `THREADS_X` x `THREADS_Y` per (`tile_w` x `tile_h`
 /// column, chunk of depth), `shared_floats` of shared memory; `balanced`: a 1D grid of
 /// persistent blocks (the launch caps it at the resident ones), each taking
-/// [`balanced_range`] of the [`walk_units`], at least `4r` of them.
+/// [`balanced_range`] of the [`walk_units`], at least `4r` of them; else chunks of depth
+/// in at least `waves` waves, y-side columns in one chunk more where `sides`.
 pub(crate) fn walk_launch(
     p: &Problem,
     (tile_w, tile_h): (u32, u32),
     shared_floats: u32,
-    waves: u32,
-    balanced: bool,
+    (waves, balanced, sides): (u32, bool, bool),
 ) -> Result<LaunchShape, ShapeError> {
     let [w, h, d] = p.extent;
     let gx = blocks(w as usize, tile_w as usize, MAX_GRID_X)?;
@@ -297,6 +317,7 @@ pub(crate) fn walk_launch(
         planes: d,
         halo: 2 * p.max_radius(),
         waves,
+        sides,
     };
     // About ceil(d / CHUNK_Z) chunks: chunk_z(d, gz) <= CHUNK_Z, and none is empty.
     let gz = depth.whole(blocks(d as usize, CHUNK_Z as usize, MAX_GRID_YZ)?);
@@ -322,7 +343,24 @@ const _: () = {
 
 #[cfg(test)]
 mod tests {
-    use super::balanced_range;
+    use super::{balanced_range, column_chunk};
+
+    #[test]
+    fn column_chunks_cover_the_depth_once_in_any_grid() {
+        for d in 1..200u32 {
+            for gz in 1..24u32 {
+                for (sides, y_side) in [(false, false), (true, false), (true, true)] {
+                    let c = column_chunk(d, gz, sides, y_side);
+                    // Block z walks z·c .. min(z·c + c, d): contiguous, disjoint, and the
+                    // grid's gz chunks reach the depth.
+                    assert!(c >= 1 && c * gz >= d, "d {d} gz {gz} sides {sides} y_side {y_side}: {c}");
+                    if sides && !y_side && gz > 1 {
+                        assert!(c * (gz - 1) >= d, "d {d} gz {gz}: the last row is the y sides'");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn balanced_shares_cover_every_unit_once_and_differ_by_at_most_one() {

@@ -117,6 +117,20 @@ pub const fn y_first(r: u32) -> bool {
     r == 3
 }
 
+/// Whether the columns of tiles on a y side of the volume walk shorter chunks of depth:
+/// one chunk more than the others (`DepthSplit::sides`: the launch adds a row of chunks,
+/// which the other columns leave empty). At r = 3, where a window on a y side writes 3
+/// rows of ghost cells at each plane's landing under the mapping modes, its steps cost
+/// the most and its blocks finished last; 512^3 then takes 264 blocks, one wave. H200,
+/// 512^3 (the seventy-second session, BENCHMARKS.md §8, runs 4-6): nearest, reflect,
+/// mirror 330.5-338.0 -> 321.2-323.1 us (1.04-1.05x zero's time), wrap 353-359 -> 331-333
+/// (1.07x); zero 306 -> 308-312. Columns on an x side are half the columns at 512^3:
+/// giving them more chunks would take a second wave.
+#[inline]
+pub const fn side_chunks(r: u32) -> bool {
+    r == 3
+}
+
 /// Halo columns on each side of the y-filtered plane: the fewest whole groups of 4 the
 /// x taps read (the staged plane's sector pads hold more).
 #[inline]
@@ -272,7 +286,8 @@ pub const FAMILY: Family = Family {
 /// by the launch to fill the GPU's last wave of blocks.
 fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
     let r = p.max_radius();
-    super::conv3d_fast::walk_launch(p, (tile_w(r), tile_h(r)), shared_floats(r), waves(r), balanced(r))
+    let walk = (waves(r), balanced(r), side_chunks(r));
+    super::conv3d_fast::walk_launch(p, (tile_w(r), tile_h(r)), shared_floats(r), walk)
 }
 
 // Tensor copies land in whole ring slots: each 128-byte aligned (a multiple of 32

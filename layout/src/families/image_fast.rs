@@ -151,6 +151,7 @@ fn launch_shape(p: &Problem) -> Result<LaunchShape, ShapeError> {
         planes: h,
         halo: 2 * r,
         waves: waves(r),
+        sides: false,
     };
     Ok(LaunchShape {
         grid: (
