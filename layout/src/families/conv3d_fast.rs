@@ -56,6 +56,7 @@ pub const fn column_chunk(d: u32, gz: u32, sides: bool, y_side: bool) -> u32 {
         chunk_z(d, gz)
     }
 }
+
 /// Largest compiled radius.
 pub const MAX_RADIUS: u32 = 3;
 

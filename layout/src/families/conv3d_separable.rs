@@ -123,9 +123,11 @@ pub const fn y_first(r: u32) -> bool {
 /// rows of ghost cells at each plane's landing under the mapping modes, its steps cost
 /// the most and its blocks finished last; 512^3 then takes 264 blocks, one wave. H200,
 /// 512^3 (the seventy-second session, BENCHMARKS.md §8, runs 4-6): nearest, reflect,
-/// mirror 330.5-338.0 -> 321.2-323.1 us (1.04-1.05x zero's time), wrap 353-359 -> 331-333
-/// (1.07x); zero 306 -> 308-312. Columns on an x side are half the columns at 512^3:
-/// giving them more chunks would take a second wave.
+/// mirror 330.5-338.0 -> 321.2-324.4 us (1.03-1.05x zero's time), wrap 353-359 -> 331-333
+/// (1.06-1.07x); zero 306 -> 308-314. In every mode: taken under the mapping modes alone
+/// (the host choosing the grid by the mode), zero, on `main`'s grid, ran 2-4% slower.
+/// Columns on an x side are half the columns at 512^3: giving them more chunks would take
+/// a second wave.
 #[inline]
 pub const fn side_chunks(r: u32) -> bool {
     r == 3
