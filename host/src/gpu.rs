@@ -567,10 +567,7 @@ impl Gpu {
             }
             if let Some(depth) = shape.depth {
                 // Chunks of depth that fill the last wave of blocks.
-                g.2 = depth.chunks(g.0 * g.1, per_sm.max(1) * self.sm_count);
-                if depth.sides {
-                    g.2 = (g.2 + 1).min(layout::shape::MAX_GRID_YZ);
-                }
+                g.2 = depth.grid_depth(g.0 * g.1, per_sm.max(1) * self.sm_count);
             }
         }
         let b = shape.block;

@@ -165,7 +165,7 @@ pub unsafe fn walk<const R: u32>(
             if steps == 0 {
                 break;
             }
-            (*a, (block_x() * g.tile_w, block_y() * g.tile_h, z_begin, steps))
+            (*a, (block_x() * g.tile_w, y0, z_begin, steps))
         };
         // SAFETY: forwarded from the contract; the segment lies inside the volume.
         unsafe { segment::<R>(&args, g, segment_at, &mut first, &mut add) };

@@ -62,6 +62,18 @@ impl DepthSplit {
         self.whole(best as u32)
     }
 
+    /// The launch's grid depth: [`Self::chunks`], and with [`Self::sides`] the row of
+    /// chunks the y-side columns take beyond it (`conv3d_fast::column_chunk` cuts a column
+    /// by the same rule), within the grid's limit.
+    pub fn grid_depth(&self, columns: u32, slots: u32) -> u32 {
+        let n = self.chunks(columns, slots);
+        if self.sides {
+            (n + 1).min(MAX_GRID_YZ)
+        } else {
+            n
+        }
+    }
+
     /// The fewest chunks as long as `n` chunks would be (`ceil(planes / n)`): none empty
     /// when a kernel cuts the planes into chunks of `ceil(planes / count)`.
     pub const fn whole(&self, n: u32) -> u32 {
@@ -251,6 +263,14 @@ mod tests {
         assert_eq!(split(512, 2, 4).chunks(64, 264), 16);
         // ... but not into chunks shorter than 8 halos: at r = 4, 8 chunks of 64, 2 waves.
         assert_eq!(split(512, 8, 4).chunks(64, 264), 8);
+        // 512^3 at rank-1 r = 3 (128 columns): 2 chunks of 256, and the y sides' row of
+        // chunks on top where the family asks for it.
+        let sides = DepthSplit {
+            sides: true,
+            ..split(512, 6, 1)
+        };
+        assert_eq!(split(512, 6, 1).grid_depth(128, 264), 2);
+        assert_eq!(sides.grid_depth(128, 264), 3);
         // A small volume is cut finer, to use the GPU.
         assert!(split(128, 4, 1).chunks(8, 264) >= 16);
         for (planes, waves) in (1..300).flat_map(|p| [(p, 1), (p, 2), (p, 4)]) {
