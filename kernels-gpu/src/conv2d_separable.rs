@@ -229,7 +229,7 @@ unsafe fn walk<const R: u32, const Q: usize, const X: usize>(
                 // rows of sw floats (`tile_box`), which the buffer holds; it lies a
                 // multiple of 128 bytes from the base; the barrier is the buffer's.
                 unsafe {
-                    tile_map_load(
+                    tile_map_load::<false>(
                         buf,
                         tile_barrier(bars, slot),
                         box_bytes(tile_box(R)),

@@ -938,7 +938,9 @@ pub fn fence_proxy_async() {
 
 /// Starts the tensor copy of the `TILE_MAP` box at `(x, y, z)` (elements; negative or
 /// past the tensor read as zeros) into shared memory at `dst`, completing on `bar`, after
-/// announcing its `bytes` there (the phase's one arrival).
+/// announcing its `bytes` there (the phase's one arrival). With `KEEP` the box's lines
+/// stay in L2 past other lines (`createpolicy ... evict_last`): the 3D walks' halo rows,
+/// which the neighbouring columns' blocks copy again some planes later.
 ///
 /// # Safety
 /// The host filled `TILE_MAP` with a map of live global memory whose box holds `bytes`
@@ -947,18 +949,45 @@ pub fn fence_proxy_async() {
 /// §8, the fifty-eighth session); `dst` is 128-byte aligned and holds the box; `bar` is an
 /// initialized barrier ([`init_tile_barriers`]) whose current phase nobody else arrives on.
 #[inline(always)]
-pub unsafe fn tile_map_load(dst: u32, bar: u32, bytes: u32, [x, y, z]: [u32; 3]) {
+pub unsafe fn tile_map_load<const KEEP: bool>(dst: u32, bar: u32, bytes: u32, [x, y, z]: [u32; 3]) {
+    // The copy, with (`copy!(keep)`) or without an L2 policy.
+    macro_rules! copy {
+        () => {
+            copy!("", "", "", "")
+        };
+        (keep) => {
+            copy!(
+                " .reg .b64 pol;",
+                " createpolicy.fractional.L2::evict_last.b64 pol, 1.0;",
+                ".L2::cache_hint",
+                ", pol"
+            )
+        };
+        ($decl:literal, $make:literal, $hint:literal, $policy:literal) => {
+            core::arch::asm!(
+                concat!("{{ .reg .u64 m; .reg .b64 st;", $decl),
+                "mbarrier.arrive.expect_tx.shared::cta.b64 st, [{b}], {n};",
+                concat!("mov.u64 m, TILE_MAP; cvta.const.u64 m, m;", $make),
+                concat!(
+                    "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
+                    $hint,
+                    " [{d}], [m, {{{x}, {y}, {z}}}], [{b}]",
+                    $policy,
+                    "; }}"
+                ),
+                d = in(reg32) dst, b = in(reg32) bar, n = in(reg32) bytes,
+                x = in(reg32) x, y = in(reg32) y, z = in(reg32) z,
+                options(nostack, preserves_flags)
+            )
+        };
+    }
     // SAFETY: per the function's contract.
     unsafe {
-        core::arch::asm!(
-            "{{ .reg .u64 m; .reg .b64 st;",
-            "mbarrier.arrive.expect_tx.shared::cta.b64 st, [{b}], {n};",
-            "mov.u64 m, TILE_MAP; cvta.const.u64 m, m;",
-            "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{d}], [m, {{{x}, {y}, {z}}}], [{b}]; }}",
-            d = in(reg32) dst, b = in(reg32) bar, n = in(reg32) bytes,
-            x = in(reg32) x, y = in(reg32) y, z = in(reg32) z,
-            options(nostack, preserves_flags)
-        );
+        if KEEP {
+            copy!(keep)
+        } else {
+            copy!()
+        }
     }
 }
 
@@ -974,7 +1003,7 @@ pub unsafe fn start_tile_copy(tid: u32, dst: u32, (bars, slot): (u32, u32), byte
     if tid == 0 {
         fence_proxy_async();
         // SAFETY: per the function's contract.
-        unsafe { tile_map_load(dst, tile_barrier(bars, slot), bytes, at) }
+        unsafe { tile_map_load::<false>(dst, tile_barrier(bars, slot), bytes, at) }
     }
 }
 

@@ -62,6 +62,9 @@ pub struct Walk {
     /// Whether f32 planes come by tensor copies where the host filled the tile map
     /// (`ConvArgs::tile_map`): the family's `tile_map` at this radius.
     pub tile_map: bool,
+    /// Whether those copies keep their lines in L2 past others (`evict_last`): the
+    /// family's `tile_keep` at this radius.
+    pub tile_keep: bool,
     /// The map's box (a staged plane: `tile_w + 2pd` x `tile_h + 2R` x 1).
     pub tile_box: [u32; 3],
     /// Where the copies' barriers lie, one a slot (floats from the shared base).
@@ -96,6 +99,7 @@ macro_rules! walk_of {
             table_at: f::table_at($r),
             table_words: f::table_words($r),
             tile_map: f::tile_map($r),
+            tile_keep: f::tile_keep($r),
             tile_box: f::tile_box($r),
             barriers_at: f::barriers_at($r),
             ghosts_at: f::ghosts_at($r),
@@ -369,12 +373,16 @@ unsafe fn segment<const R: u32>(
             // is used by this copy alone until it lands. A plane outside the volume (-1:
             // zero ghosts only) reads as zeros.
             unsafe {
-                tile_map_load(
-                    buf,
+                let (bar, bytes, at) = (
                     tile_barrier(bars, q % g.ring),
                     box_bytes(g.tile_box),
                     [win.gx0, win.gy0, iz as u32],
-                )
+                );
+                if g.tile_keep {
+                    tile_map_load::<true>(buf, bar, bytes, at)
+                } else {
+                    tile_map_load::<false>(buf, bar, bytes, at)
+                }
             };
         }
     };
