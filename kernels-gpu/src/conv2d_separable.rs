@@ -229,11 +229,12 @@ unsafe fn walk<const R: u32, const Q: usize, const X: usize>(
                 // rows of sw floats (`tile_box`), which the buffer holds; it lies a
                 // multiple of 128 bytes from the base; the barrier is the buffer's.
                 unsafe {
-                    tile_map_load::<false>(
+                    tile_map_load(
                         buf,
                         tile_barrier(bars, slot),
                         box_bytes(tile_box(R)),
                         [win.gx0, win.gy0, 0],
+                        false,
                     )
                 };
             }

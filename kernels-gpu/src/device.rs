@@ -938,7 +938,7 @@ pub fn fence_proxy_async() {
 
 /// Starts the tensor copy of the `TILE_MAP` box at `(x, y, z)` (elements; negative or
 /// past the tensor read as zeros) into shared memory at `dst`, completing on `bar`, after
-/// announcing its `bytes` there (the phase's one arrival). With `KEEP` the box's lines
+/// announcing its `bytes` there (the phase's one arrival). With `keep` the box's lines
 /// stay in L2 past other lines (`createpolicy ... evict_last`): the 3D walks' halo rows,
 /// which the neighbouring columns' blocks copy again some planes later.
 ///
@@ -949,7 +949,7 @@ pub fn fence_proxy_async() {
 /// §8, the fifty-eighth session); `dst` is 128-byte aligned and holds the box; `bar` is an
 /// initialized barrier ([`init_tile_barriers`]) whose current phase nobody else arrives on.
 #[inline(always)]
-pub unsafe fn tile_map_load<const KEEP: bool>(dst: u32, bar: u32, bytes: u32, [x, y, z]: [u32; 3]) {
+pub unsafe fn tile_map_load(dst: u32, bar: u32, bytes: u32, [x, y, z]: [u32; 3], keep: bool) {
     // The copy, with (`copy!(keep)`) or without an L2 policy.
     macro_rules! copy {
         () => {
@@ -983,7 +983,7 @@ pub unsafe fn tile_map_load<const KEEP: bool>(dst: u32, bar: u32, bytes: u32, [x
     }
     // SAFETY: per the function's contract.
     unsafe {
-        if KEEP {
+        if keep {
             copy!(keep)
         } else {
             copy!()
@@ -1003,7 +1003,7 @@ pub unsafe fn start_tile_copy(tid: u32, dst: u32, (bars, slot): (u32, u32), byte
     if tid == 0 {
         fence_proxy_async();
         // SAFETY: per the function's contract.
-        unsafe { tile_map_load::<false>(dst, tile_barrier(bars, slot), bytes, at) }
+        unsafe { tile_map_load(dst, tile_barrier(bars, slot), bytes, at, false) }
     }
 }
 

@@ -373,16 +373,13 @@ unsafe fn segment<const R: u32>(
             // is used by this copy alone until it lands. A plane outside the volume (-1:
             // zero ghosts only) reads as zeros.
             unsafe {
-                let (bar, bytes, at) = (
+                tile_map_load(
+                    buf,
                     tile_barrier(bars, q % g.ring),
                     box_bytes(g.tile_box),
                     [win.gx0, win.gy0, iz as u32],
-                );
-                if g.tile_keep {
-                    tile_map_load::<true>(buf, bar, bytes, at)
-                } else {
-                    tile_map_load::<false>(buf, bar, bytes, at)
-                }
+                    g.tile_keep,
+                )
             };
         }
     };
