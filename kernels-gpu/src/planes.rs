@@ -561,7 +561,7 @@ unsafe fn segment<const R: u32>(
     // store. With a branch on the mode and on each cell the landing was about 40
     // instructions a warp and step of dependent tests, which every warp waited for at the
     // step's barrier (ncu, `conv3d_separable` r = 4 nearest: 11.6% more instructions and
-    // 12% more time than zero; branch-free, 7.6% and 6-7%: the seventy-fifth session).
+    // 12% more time than zero; branch-free, 7.6% and 6-8%: the seventy-fifth session).
     let fix_near = #[inline(always)]
     |q: u32, slot: u32| {
         if q.wrapping_sub(const_lo) >= const_span {
