@@ -491,7 +491,7 @@ unsafe fn segment<const R: u32>(
                 for slot in 0..g.ring {
                     // SAFETY: the thread's own scratch word of the slot (the family's
                     // layout: `walk_ghost_words`), read by this thread alone.
-                    unsafe { store_shared(scratch + 4 * ((slot * held + k as u32) * threads + tid), a.fill) };
+                    unsafe { store_shared(scratch_at(slot, k), a.fill) };
                 }
             }
         }
