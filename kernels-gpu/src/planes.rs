@@ -573,15 +573,10 @@ unsafe fn segment<const R: u32>(
                 i += threads;
             }
         } else {
-            let scratch_q = scratch_at(q, 0);
             let mut v = [0.0f32; HELD];
             for (k, &(_, src)) in cells.iter().enumerate() {
                 if (k as u32) < held {
-                    let from = if src & FAR != 0 {
-                        scratch_q + 4 * k as u32 * threads
-                    } else {
-                        slot + src
-                    };
+                    let from = if src & FAR != 0 { scratch_at(q, k) } else { slot + src };
                     // SAFETY: a cell of the slot inside the volume, which the copy
                     // brought (it landed), or the thread's scratch word, which its
                     // `cp.async` filled (waited for by the ring; a cell without one:
