@@ -88,13 +88,6 @@ __global__ void mixed(float* out, int iters, int ffma_per_round, float seed, int
     out[blockIdx.x * blockDim.x + threadIdx.x] = float(s);
 }
 
-static void report(const char* what, double mma, double other, double both) {
-    double longer = mma > other ? mma : other, shorter = mma > other ? other : mma;
-    // 0: both took the longer alone (full overlap); 1: both took the sum (none).
-    printf("%-48s DMMA alone %8.1f us, FFMA alone %8.1f us, both %8.1f us: not overlapped %.2f\n", what, mma * 1e6,
-           other * 1e6, both * 1e6, (both - longer) / shorter);
-}
-
 int main() {
     int sms = 0;
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
@@ -122,7 +115,7 @@ int main() {
             double b = best_seconds([&] { split<16><<<blocks, threads>>>(out, mma_iters, ffma_iters, seed, 1, 1); });
             char what[96];
             snprintf(what, sizeof what, "%d warps/sched, DMMA warps | FFMA warps x%d", 2 * per_sm, ffma_iters);
-            report(what, m, f, b);
+            report_overlap(what, "DMMA", "FFMA", m, f, b);
         }
         for (int ffma_per_round : {4, 16}) {
             const int rounds = 256;
@@ -132,7 +125,7 @@ int main() {
             char what[96];
             snprintf(what, sizeof what, "%d warps/sched, both in every warp, %d FFMA/DMMA", 2 * per_sm,
                      ffma_per_round);
-            report(what, m, f, b);
+            report_overlap(what, "DMMA", "FFMA", m, f, b);
         }
     }
     if (cudaGetLastError() != cudaSuccess) {

@@ -84,13 +84,6 @@ __global__ void mixed(float* out, int iters, int ffma_per_round, unsigned a0, in
     out[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 
-static void report(const char* what, double mma, double other, double both) {
-    double longer = mma > other ? mma : other, shorter = mma > other ? other : mma;
-    // 0: both took the longer alone (full overlap); 1: both took the sum (none).
-    printf("%-40s MMA alone %8.1f us, other alone %8.1f us, both %8.1f us: not overlapped %.2f\n", what, mma * 1e6,
-           other * 1e6, both * 1e6, (both - longer) / shorter);
-}
-
 int main() {
     int sms = 0;
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
@@ -108,11 +101,11 @@ int main() {
             double b = best_seconds([&] { split<FFMA><<<blocks, threads>>>(out, mma_iters, other_iters, a0, 1, 1); });
             char what[96];
             snprintf(what, sizeof what, "%d warps/sched, MMA warps | FFMA warps x%d", 2 * per_sm, other_iters);
-            report(what, m, f, b);
+            report_overlap(what, "MMA", "other", m, f, b);
             double l = best_seconds([&] { split<LDS><<<blocks, threads>>>(out, mma_iters, other_iters, a0, 0, 1); });
             double bl = best_seconds([&] { split<LDS><<<blocks, threads>>>(out, mma_iters, other_iters, a0, 1, 1); });
             snprintf(what, sizeof what, "%d warps/sched, MMA warps | LDS warps x%d", 2 * per_sm, other_iters);
-            report(what, m, l, bl);
+            report_overlap(what, "MMA", "other", m, l, bl);
         }
         for (int ffma_per_round : {1, 4}) {
             const int iters = 2048;
@@ -121,7 +114,7 @@ int main() {
             double b = best_seconds([&] { mixed<<<blocks, threads>>>(out, iters, ffma_per_round, a0, 1, 1); });
             char what[96];
             snprintf(what, sizeof what, "%d warps/sched, both in every warp, %d FFMA/MMA", 2 * per_sm, ffma_per_round);
-            report(what, m, f, b);
+            report_overlap(what, "MMA", "other", m, f, b);
         }
     }
     if (cudaGetLastError() != cudaSuccess) {

@@ -1,6 +1,7 @@
 // Shared by the probes: the best of 5 runs of `launch` timed with CUDA events on the
 // default stream, after one warm-up run, in seconds.
 #pragma once
+#include <cstdio>
 #include <cuda_runtime.h>
 
 template <class Launch>
@@ -22,4 +23,14 @@ double best_seconds(Launch launch) {
     cudaEventDestroy(t0);
     cudaEventDestroy(t1);
     return best * 1e-3;
+}
+
+// Prints how two streams of work timed alone (`a`, `b`, seconds) and together (`both`)
+// overlap: "not overlapped" is (both - the longer alone) / the shorter alone, 0 when both
+// took the longer alone (full overlap), 1 when they took the sum (none).
+static void report_overlap(const char* what, const char* a_name, const char* b_name, double a, double b,
+                           double both) {
+    double longer = a > b ? a : b, shorter = a > b ? b : a;
+    printf("%-48s %s alone %8.1f us, %s alone %8.1f us, both %8.1f us: not overlapped %.2f\n", what, a_name, a * 1e6,
+           b_name, b * 1e6, both * 1e6, (both - longer) / shorter);
 }
