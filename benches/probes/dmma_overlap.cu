@@ -34,13 +34,6 @@ __device__ __forceinline__ void dmma_k16(double (&acc)[CHAINS][4], const double 
               "d"(b[1]), "d"(b[2]), "d"(b[3]));
 }
 
-__device__ __forceinline__ void ffma_steps(float (&x)[CHAINS], int rounds, float m, float d) {
-    for (int i = 0; i < rounds; ++i) {
-#pragma unroll
-        for (int c = 0; c < CHAINS; ++c) x[c] = fmaf(x[c], m, d);
-    }
-}
-
 // SHAPE 4 or 16. `mma_on` / `ffma_on`: which warps work (warps 0-3 DMMA, 4-7 FFMA).
 template <int SHAPE>
 __global__ void split(float* out, int mma_iters, int ffma_iters, float seed, int mma_on, int ffma_on) {

@@ -16,14 +16,6 @@
 constexpr int CHAINS = 8;
 enum Other { FFMA = 0, LDS = 1 };
 
-// `rounds` rounds of CHAINS independent FFMA chains.
-__device__ __forceinline__ void ffma_steps(float (&x)[CHAINS], int rounds, float m, float d) {
-    for (int i = 0; i < rounds; ++i) {
-#pragma unroll
-        for (int c = 0; c < CHAINS; ++c) x[c] = fmaf(x[c], m, d);
-    }
-}
-
 // `mma_on` / `other_on`: which warps work. MMA warps run `mma_iters` rounds of CHAINS
 // MMAs; the other warps `other_iters` rounds of CHAINS FFMAs or shared loads.
 template <int OTHER>

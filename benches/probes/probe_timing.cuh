@@ -34,3 +34,12 @@ static void report_overlap(const char* what, const char* a_name, const char* b_n
     printf("%-48s %s alone %8.1f us, %s alone %8.1f us, both %8.1f us: not overlapped %.2f\n", what, a_name, a * 1e6,
            b_name, b * 1e6, both * 1e6, (both - longer) / shorter);
 }
+
+// `rounds` rounds of N independent FFMA chains: the FFMA stream of the overlap probes.
+template <int N>
+__device__ __forceinline__ void ffma_steps(float (&x)[N], int rounds, float m, float d) {
+    for (int i = 0; i < rounds; ++i) {
+#pragma unroll
+        for (int c = 0; c < N; ++c) x[c] = fmaf(x[c], m, d);
+    }
+}
