@@ -103,22 +103,20 @@ int main() {
         // Overlap: the FFMA rounds chosen so that each stream alone takes about as long.
         for (int ffma_iters : {4096, 16384}) {
             const int mma_iters = 256;
-            double m = best_seconds([&] { split<16><<<blocks, threads>>>(out, mma_iters, ffma_iters, seed, 1, 0); });
-            double f = best_seconds([&] { split<16><<<blocks, threads>>>(out, mma_iters, ffma_iters, seed, 0, 1); });
-            double b = best_seconds([&] { split<16><<<blocks, threads>>>(out, mma_iters, ffma_iters, seed, 1, 1); });
             char what[96];
             snprintf(what, sizeof what, "%d warps/sched, DMMA warps | FFMA warps x%d", 2 * per_sm, ffma_iters);
-            report_overlap(what, "DMMA", "FFMA", m, f, b);
+            overlap_row(what, "DMMA", "FFMA", [&](int on_a, int on_b) {
+                split<16><<<blocks, threads>>>(out, mma_iters, ffma_iters, seed, on_a, on_b);
+            });
         }
         for (int ffma_per_round : {4, 16}) {
             const int rounds = 256;
-            double m = best_seconds([&] { mixed<<<blocks, threads>>>(out, rounds, ffma_per_round, seed, 1, 0); });
-            double f = best_seconds([&] { mixed<<<blocks, threads>>>(out, rounds, ffma_per_round, seed, 0, 1); });
-            double b = best_seconds([&] { mixed<<<blocks, threads>>>(out, rounds, ffma_per_round, seed, 1, 1); });
             char what[96];
             snprintf(what, sizeof what, "%d warps/sched, both in every warp, %d FFMA/DMMA", 2 * per_sm,
                      ffma_per_round);
-            report_overlap(what, "DMMA", "FFMA", m, f, b);
+            overlap_row(what, "DMMA", "FFMA", [&](int on_a, int on_b) {
+                mixed<<<blocks, threads>>>(out, rounds, ffma_per_round, seed, on_a, on_b);
+            });
         }
     }
     if (cudaGetLastError() != cudaSuccess) {

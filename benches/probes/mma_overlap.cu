@@ -88,25 +88,23 @@ int main() {
         // 6.7 scheduler cycles at full rate, an FFMA or a conflict-free load 1 to 4).
         const int mma_iters = 2048;
         for (int other_iters : {4096, 16384}) {
-            double m = best_seconds([&] { split<FFMA><<<blocks, threads>>>(out, mma_iters, other_iters, a0, 1, 0); });
-            double f = best_seconds([&] { split<FFMA><<<blocks, threads>>>(out, mma_iters, other_iters, a0, 0, 1); });
-            double b = best_seconds([&] { split<FFMA><<<blocks, threads>>>(out, mma_iters, other_iters, a0, 1, 1); });
             char what[96];
             snprintf(what, sizeof what, "%d warps/sched, MMA warps | FFMA warps x%d", 2 * per_sm, other_iters);
-            report_overlap(what, "MMA", "other", m, f, b);
-            double l = best_seconds([&] { split<LDS><<<blocks, threads>>>(out, mma_iters, other_iters, a0, 0, 1); });
-            double bl = best_seconds([&] { split<LDS><<<blocks, threads>>>(out, mma_iters, other_iters, a0, 1, 1); });
+            overlap_row(what, "MMA", "other", [&](int on_a, int on_b) {
+                split<FFMA><<<blocks, threads>>>(out, mma_iters, other_iters, a0, on_a, on_b);
+            });
             snprintf(what, sizeof what, "%d warps/sched, MMA warps | LDS warps x%d", 2 * per_sm, other_iters);
-            report_overlap(what, "MMA", "other", m, l, bl);
+            overlap_row(what, "MMA", "other", [&](int on_a, int on_b) {
+                split<LDS><<<blocks, threads>>>(out, mma_iters, other_iters, a0, on_a, on_b);
+            });
         }
         for (int ffma_per_round : {1, 4}) {
             const int iters = 2048;
-            double m = best_seconds([&] { mixed<<<blocks, threads>>>(out, iters, ffma_per_round, a0, 1, 0); });
-            double f = best_seconds([&] { mixed<<<blocks, threads>>>(out, iters, ffma_per_round, a0, 0, 1); });
-            double b = best_seconds([&] { mixed<<<blocks, threads>>>(out, iters, ffma_per_round, a0, 1, 1); });
             char what[96];
             snprintf(what, sizeof what, "%d warps/sched, both in every warp, %d FFMA/MMA", 2 * per_sm, ffma_per_round);
-            report_overlap(what, "MMA", "other", m, f, b);
+            overlap_row(what, "MMA", "other", [&](int on_a, int on_b) {
+                mixed<<<blocks, threads>>>(out, iters, ffma_per_round, a0, on_a, on_b);
+            });
         }
     }
     if (cudaGetLastError() != cudaSuccess) {

@@ -35,6 +35,16 @@ static void report_overlap(const char* what, const char* a_name, const char* b_n
            b_name, b * 1e6, both * 1e6, (both - longer) / shorter);
 }
 
+// Times `launch(a_on, b_on)` with stream a alone, stream b alone and both, and prints the
+// row (`report_overlap`).
+template <class Launch>
+void overlap_row(const char* what, const char* a_name, const char* b_name, Launch launch) {
+    double a = best_seconds([&] { launch(1, 0); });
+    double b = best_seconds([&] { launch(0, 1); });
+    double both = best_seconds([&] { launch(1, 1); });
+    report_overlap(what, a_name, b_name, a, b, both);
+}
+
 // `rounds` rounds of N independent FFMA chains: the FFMA stream of the overlap probes.
 template <int N>
 __device__ __forceinline__ void ffma_steps(float (&x)[N], int rounds, float m, float d) {
